@@ -1,0 +1,1 @@
+"""Code every Zocrates service shares: settings, errors, gRPC frame, admin port, telemetry."""

@@ -1,0 +1,149 @@
+"""``zocrates_config.json``: the user-editable settings, single source of truth.
+
+It lives in ``<zotero data dir>/zocrates-data/``. Reading it back-fills missing keys with their
+defaults on disk (under a FileLock, written atomically), so the file always documents every
+setting. A value that fails validation is rejected with a message naming the key and the
+file, and nothing is written. Unknown keys in the file are kept (a newer version may have
+written them) but refused through ``update``.
+
+The preferences pane edits it through ``GET/PUT /config``; deployments may override keys with
+``ZOCRATES_*`` environment variables, which the services read separately.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import pathlib
+import tempfile
+from typing import Any
+
+from filelock import FileLock
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from services.common.errors import InvalidArgument
+
+logger = logging.getLogger(__name__)
+
+CONFIG_FILE_NAME = "zocrates_config.json"
+
+
+class ZocratesConfig(BaseModel):
+    """Every key of zocrates_config.json. Descriptions are the documentation."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    session_retention_days: int | None = Field(
+        default=180,
+        ge=0,
+        description=(
+            "Sessions not updated for this many days are deleted by maintenance. "
+            "0 or null disables the age pass."
+        ),
+    )
+    max_saved_sessions: int | None = Field(
+        default=100,
+        ge=0,
+        description=(
+            "At most this many sessions are kept; maintenance deletes the least recently "
+            "updated beyond it. 0 or null disables the count pass."
+        ),
+    )
+
+
+class ConfigError(InvalidArgument):
+    default_code = "invalid_config"
+
+
+def _describe(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        key = ".".join(str(p) for p in err["loc"]) or "(file)"
+        parts.append(f"{key}: {err['msg']}")
+    return "; ".join(parts)
+
+
+class ConfigStore:
+    """Reads and writes one ``zocrates_config.json``. Blocking: call from a thread."""
+
+    def __init__(self, data_dir: pathlib.Path) -> None:
+        self.path = data_dir / CONFIG_FILE_NAME
+        self._lock = FileLock(str(self.path) + ".lock", timeout=10)
+
+    def _read_raw(self) -> dict[str, Any]:
+        if not self.path.exists():
+            return {}
+        try:
+            raw = json.loads(self.path.read_text(encoding="utf-8") or "{}")
+        except json.JSONDecodeError as exc:
+            raise ConfigError(
+                f"{self.path} is not valid JSON ({exc.msg} at line {exc.lineno}). "
+                "Fix or delete the file; deleting it restores the defaults."
+            ) from None
+        if not isinstance(raw, dict):
+            raise ConfigError(f"{self.path} must hold a JSON object.")
+        return raw
+
+    def _validate(self, raw: dict[str, Any]) -> ZocratesConfig:
+        known = {k: v for k, v in raw.items() if k in ZocratesConfig.model_fields}
+        try:
+            return ZocratesConfig.model_validate(known)
+        except ValidationError as exc:
+            raise ConfigError(f"{self.path}: {_describe(exc)}") from None
+
+    def _write(self, data: dict[str, Any]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".zocrates_config.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(data, fh, indent=2, sort_keys=False)
+                fh.write("\n")
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, self.path)
+        except BaseException:
+            pathlib.Path(tmp).unlink(missing_ok=True)
+            raise
+
+    def load(self) -> ZocratesConfig:
+        """The validated config; missing keys are back-filled on disk."""
+        with self._lock:
+            raw = self._read_raw()
+            config = self._validate(raw)
+            full = {**config.model_dump(), **{k: v for k, v in raw.items() if k not in config.model_fields}}
+            unknown = sorted(set(raw) - set(ZocratesConfig.model_fields))
+            if unknown:
+                logger.warning("%s has unknown keys, kept as they are: %s", self.path, unknown)
+            if full != raw:
+                self._write(full)
+            return config
+
+    def update(self, changes: dict[str, Any]) -> ZocratesConfig:
+        """Apply ``changes`` (a subset of keys), validated as a whole before anything is written."""
+        unknown = sorted(set(changes) - set(ZocratesConfig.model_fields))
+        if unknown:
+            raise ConfigError(
+                f"Unknown setting(s) {', '.join(unknown)}. "
+                f"Known settings: {', '.join(ZocratesConfig.model_fields)}.",
+                code="unknown_setting",
+            )
+        with self._lock:
+            raw = self._read_raw()
+            current = self._validate(raw)
+            try:
+                updated = ZocratesConfig.model_validate({**current.model_dump(), **changes})
+            except ValidationError as exc:
+                raise ConfigError(_describe(exc)) from None
+            extra = {k: v for k, v in raw.items() if k not in ZocratesConfig.model_fields}
+            self._write({**updated.model_dump(), **extra})
+            return updated
+
+
+def config_reference() -> list[tuple[str, str, Any, str]]:
+    """(key, type, default, description) for every key, for docs and ``--help``."""
+    rows = []
+    for name, field in ZocratesConfig.model_fields.items():
+        annotation = getattr(field.annotation, "__name__", None) or str(field.annotation)
+        rows.append((name, annotation.replace("typing.", ""), field.default, field.description or ""))
+    return rows

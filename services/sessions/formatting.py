@@ -1,0 +1,118 @@
+"""ADK events -> the session object the Zotero plugin renders.
+
+``format_session_for_ui`` applies rewinds, drops compaction events, rewind markers and user
+events that only carry function responses (a resumed checkpoint), flags thoughts, marks
+events from isolation scopes (search subagents) as intermediate, and reports an unanswered
+``adk_request_input`` call as ``pending_hitl`` so the plugin can redraw the checkpoint card.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from google.adk.events._interrupts import index_open_interrupts
+from google.adk.events._rewind_events import _apply_rewinds
+from google.adk.events.event import Event
+from google.adk.sessions.session import Session
+
+REQUEST_INPUT_CALL = "adk_request_input"
+# State keys a user event carries so that rewinding or editing a prompt restores its scope.
+_TURN_CONTEXT_KEYS = ("snippets", "active_context_items", "active_mode")
+
+
+def live_events(events: list[Event]) -> list[Event]:
+    """Events that survive every rewind, without compaction events."""
+    return [e for e in _apply_rewinds(events) if not (e.actions and e.actions.compaction)]
+
+
+def find_pending_hitl(events: list[Event]) -> dict[str, Any] | None:
+    """The newest ``adk_request_input`` call without a matching response, if any."""
+    live = _apply_rewinds(events)
+    open_ids = set(index_open_interrupts(live))
+    if not open_ids:
+        return None
+    for event in reversed(live):
+        for call in event.get_function_calls():
+            if call.name == REQUEST_INPUT_CALL and call.id in open_ids:
+                args = dict(call.args or {})
+                return {
+                    "interrupt_id": call.id,
+                    "invocation_id": event.invocation_id,
+                    "message": args.get("message"),
+                    "payload": args.get("payload"),
+                }
+    return None
+
+
+def _message(event: Event, *, role: str, text: str, thought: bool) -> dict[str, Any]:
+    return {
+        "id": event.id,
+        "role": role,
+        "author": event.author,
+        "text": text,
+        "thought": thought,
+        "timestamp": event.timestamp,
+        "invocation_id": event.invocation_id,
+        "intermediate": event.isolation_scope is not None,
+    }
+
+
+def _format_event(event: Event) -> list[dict[str, Any]]:
+    parts = event.content.parts if event.content and event.content.parts else []
+    if event.author == "user":
+        text = "".join(p.text for p in parts if p.text and not p.thought)
+        if not text:
+            return []  # function-response-only (resumed checkpoint) or state-only event
+        message = _message(event, role="user", text=text, thought=False)
+        delta = event.actions.state_delta if event.actions else {}
+        context = {k: delta[k] for k in _TURN_CONTEXT_KEYS if k in delta}
+        if context:
+            message["context"] = context
+        return [message]
+
+    messages: list[dict[str, Any]] = []
+    thoughts = "".join(p.text for p in parts if p.text and p.thought)
+    if thoughts:
+        messages.append(_message(event, role="assistant", text=thoughts, thought=True))
+    text = "".join(p.text for p in parts if p.text and not p.thought)
+    calls = [
+        {"name": p.function_call.name, "args": p.function_call.args or {}}
+        for p in parts
+        if p.function_call and p.function_call.name != REQUEST_INPUT_CALL
+    ]
+    results = [
+        {"name": p.function_response.name}
+        for p in parts
+        if p.function_response and p.function_response.name != REQUEST_INPUT_CALL
+    ]
+    if text or calls or results:
+        message = _message(event, role="assistant", text=text, thought=False)
+        if calls:
+            message["tool_calls"] = calls
+        if results:
+            message["tool_results"] = results
+        messages.append(message)
+    return messages
+
+
+def format_messages(events: list[Event]) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = []
+    for event in live_events(events):
+        if event.partial:
+            continue
+        messages.extend(_format_event(event))
+    return messages
+
+
+def format_session_for_ui(
+    session: Session, *, title: str, created_at: float
+) -> dict[str, Any]:
+    """``{id, title, created_at, updated_at, messages, pending_hitl}`` for the plugin."""
+    return {
+        "id": session.id,
+        "title": title,
+        "created_at": created_at,
+        "updated_at": session.last_update_time,
+        "messages": format_messages(session.events),
+        "pending_hitl": find_pending_hitl(session.events),
+    }

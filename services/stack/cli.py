@@ -1,0 +1,108 @@
+"""The ``zocrates`` command.
+
+  zocrates run     start every service built so far on this machine (embedded defaults: SQLite
+                   in <Zotero dir>/zocrates-data, in-process chat lock, no key, no network)
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import pathlib
+import signal
+import sys
+
+from services.common import ports
+from services.common.settings import DATA_FOLDER_NAME
+from services.stack.supervisor import ServiceSpec, Supervisor
+
+
+def stack_specs(*, base_port: int, host: str) -> list[ServiceSpec]:
+    """The services `zocrates run` starts, in start order, with their peers' addresses."""
+
+    def admin(service: str) -> str:
+        return f"http://{host}:{ports.admin_port(base_port, service)}/readyz"
+
+    sessions_addr = f"{host}:{ports.service_port(base_port, 'sessions')}"
+    return [
+        ServiceSpec("sessions", "services.sessions", admin("sessions"), {}),
+        ServiceSpec(
+            "gateway",
+            "services.gateway",
+            admin("gateway"),
+            {"ZOCRATES_SESSIONS_ADDR": sessions_addr},
+        ),
+    ]
+
+
+async def _run(args: argparse.Namespace) -> int:
+    env = os.environ
+    env["ZOCRATES_PORT"] = str(args.port)
+    env["ZOCRATES_BIND_HOST"] = args.host
+    if args.zotero_dir:
+        env["ZOCRATES_ZOTERO_DIR"] = str(args.zotero_dir)
+    zotero_dir = pathlib.Path(env.get("ZOCRATES_ZOTERO_DIR", "~/Zotero")).expanduser()
+    supervisor = Supervisor(stack_specs(base_port=args.port, host=args.host))
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    code = 0
+    try:
+        starting = asyncio.create_task(supervisor.start())
+        stopping = asyncio.create_task(stop.wait())
+        done, _ = await asyncio.wait({starting, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        if stopping in done:
+            starting.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await starting
+            return 130
+        starting.result()
+        token_file = zotero_dir / DATA_FOLDER_NAME / "gateway.token"
+        supervisor.say(
+            "zocrates",
+            f"Zocrates is running at http://{args.host}:{args.port} "
+            f"(token: {token_file}). Press Ctrl-C to stop.",
+        )
+        exited = asyncio.create_task(supervisor.wait_any_exit())
+        done, _ = await asyncio.wait({exited, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        if exited in done:
+            name = exited.result()
+            supervisor.say("zocrates", f"{name} exited unexpectedly (code {supervisor.procs[name].returncode}); stopping")
+            code = 1
+        else:
+            exited.cancel()
+    except RuntimeError as exc:
+        supervisor.say("zocrates", f"start-up failed: {exc}")
+        code = 1
+    finally:
+        await supervisor.stop()
+    supervisor.say("zocrates", "stopped")
+    return code
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="zocrates", description="Zocrates: a research assistant for your Zotero library.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser(
+        "run",
+        help="start every service (Ctrl-C stops them)",
+        description=(
+            "Start the Zocrates services on this machine, health-gated, with prefixed logs. "
+            "Everything runs on embedded defaults: SQLite under <Zotero dir>/zocrates-data, an "
+            "in-process chat lock, no API key and no network. Other settings come from "
+            "ZOCRATES_* environment variables (see docs/configuration.md)."
+        ),
+    )
+    run.add_argument("--port", type=int, default=int(os.environ.get("ZOCRATES_PORT", ports.DEFAULT_BASE_PORT)), help="base port; the gateway listens on it (default 8765, or ZOCRATES_PORT)")
+    run.add_argument("--host", default=os.environ.get("ZOCRATES_BIND_HOST", "127.0.0.1"), help="bind address (default 127.0.0.1)")
+    run.add_argument("--zotero-dir", type=pathlib.Path, default=None, help="Zotero data directory (default ZOCRATES_ZOTERO_DIR or ~/Zotero)")
+    args = parser.parse_args(argv)
+    if args.command == "run":
+        sys.exit(asyncio.run(_run(args)))
+
+
+if __name__ == "__main__":
+    main()
