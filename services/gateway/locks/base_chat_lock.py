@@ -1,0 +1,126 @@
+"""The chat lock contract, shared by the Redis and in-process implementations.
+
+A session's lock is held for the whole of a chat turn (streaming, then post-turn compaction).
+The set of locked session ids is what maintenance treats as "in flight": those sessions are
+never pruned and VACUUM waits while any exist.
+"""
+
+from __future__ import annotations
+
+import abc
+import asyncio
+import contextlib
+import dataclasses
+import logging
+from collections.abc import AsyncIterator
+
+from services.common.errors import Conflict
+
+logger = logging.getLogger(__name__)
+
+
+@dataclasses.dataclass
+class HeldLock:
+    """A lock this process holds. ``lost`` is set if it could not be renewed (then another
+    holder may own the session: the caller should stop its work)."""
+
+    session_id: str
+    token: str
+    lost: asyncio.Event = dataclasses.field(default_factory=asyncio.Event)
+
+
+class SessionBusy(Conflict):
+    default_code = "session_busy"
+
+
+class BaseChatLock(abc.ABC):
+    """Per-session mutual exclusion with a time-to-live renewed while held."""
+
+    def __init__(self, *, ttl_seconds: float = 30.0) -> None:
+        self.ttl_seconds = ttl_seconds
+
+    @abc.abstractmethod
+    async def try_acquire(self, session_id: str) -> HeldLock | None:
+        """Take the lock if free; ``None`` if another holder has it."""
+
+    @abc.abstractmethod
+    async def renew(self, held: HeldLock) -> bool:
+        """Extend the TTL if ``held`` still owns the lock; False if it was lost."""
+
+    @abc.abstractmethod
+    async def release(self, held: HeldLock) -> None:
+        """Free the lock if ``held`` still owns it (compare-and-delete); never raises."""
+
+    @abc.abstractmethod
+    async def locked_session_ids(self) -> set[str]:
+        """Ids of every session whose lock is currently held, by any holder."""
+
+    @abc.abstractmethod
+    async def ping(self) -> bool:
+        """Whether the backing store answers."""
+
+    async def close(self) -> None:  # noqa: B027 - optional hook
+        """Release resources (connections)."""
+
+    async def is_locked(self, session_id: str) -> bool:
+        return session_id in await self.locked_session_ids()
+
+    async def acquire(self, session_id: str, *, wait_seconds: float = 0.0) -> HeldLock:
+        """Take the lock, polling up to ``wait_seconds``; raise ``SessionBusy`` if still held."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + wait_seconds
+        delay = 0.02
+        while True:
+            held = await self.try_acquire(session_id)
+            if held is not None:
+                return held
+            if loop.time() >= deadline:
+                raise SessionBusy(
+                    "Another request is already running on this session. "
+                    "Wait for it to finish, then try again."
+                )
+            await asyncio.sleep(min(delay, max(0.0, deadline - loop.time())))
+            delay = min(delay * 2, 0.25)
+
+    @contextlib.asynccontextmanager
+    async def hold(self, session_id: str, *, wait_seconds: float = 0.0) -> AsyncIterator[HeldLock]:
+        """Hold the lock for the block, renewing it every TTL/3; always released on exit."""
+        held = await self.acquire(session_id, wait_seconds=wait_seconds)
+        renewer = asyncio.create_task(self._keep_renewed(held))
+        try:
+            yield held
+        finally:
+            renewer.cancel()
+            try:
+                # wait() does not re-raise the renewer's CancelledError, so a cancellation of
+                # *this* task arriving meanwhile is not swallowed; release happens either way.
+                await asyncio.wait([renewer])
+            finally:
+                await self.release(held)
+
+    async def _keep_renewed(self, held: HeldLock) -> None:
+        loop = asyncio.get_running_loop()
+        interval = self.ttl_seconds / 3
+        renewed_at = loop.time()
+        while True:
+            await asyncio.sleep(interval)
+            attempt_at = loop.time()
+            try:
+                ok = await self.renew(held)
+            except Exception as exc:  # store unreachable: retry while the TTL still covers us
+                if loop.time() - renewed_at < self.ttl_seconds:
+                    logger.warning("could not renew chat lock of %s: %s", held.session_id, exc)
+                    continue
+                logger.error(
+                    "chat lock of session %s lapsed: not renewed for %.1f s (%s)",
+                    held.session_id,
+                    loop.time() - renewed_at,
+                    exc,
+                )
+                held.lost.set()
+                return
+            if not ok:
+                logger.error("chat lock of session %s was lost", held.session_id)
+                held.lost.set()
+                return
+            renewed_at = attempt_at

@@ -1,0 +1,148 @@
+"""The chat lock in Redis: correct across any number of gateway replicas sharing one Redis.
+
+One key per session, ``{key_prefix}:chat-lock:{session_id}``, whose value is the holder's
+random token and whose PX expiry is the TTL. Renew and release are compare-and-act Lua scripts,
+so a holder whose lock lapsed can never extend or delete a lock someone else took since.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import secrets
+from urllib.parse import urlsplit
+
+import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialWithJitterBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from services.common.errors import Unavailable
+from services.gateway.locks.base_chat_lock import BaseChatLock, HeldLock
+
+logger = logging.getLogger(__name__)
+
+# SET NX PX, idempotent: a retried call whose first attempt did set the key (but whose reply
+# was lost) finds its own token and succeeds instead of reporting the session busy.
+_ACQUIRE = """
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  return 1
+end
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return 1
+end
+return 0
+"""
+
+_RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0
+"""
+
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+"""
+
+_UNREACHABLE = (RedisConnectionError, RedisTimeoutError)
+
+
+def redact_redis_url(url: str) -> str:
+    """``url`` with any password (in the authority or a ``password=`` query) masked."""
+    parts = urlsplit(url)
+    if parts.password is not None:
+        userinfo, _, hostport = parts.netloc.rpartition("@")
+        url = url.replace(parts.netloc, f"{userinfo.partition(':')[0]}:***@{hostport}", 1)
+    return re.sub(r"(?i)([?&]password=)[^&#]*", r"\1***", url)
+
+
+def _glob_escape(text: str) -> str:
+    return re.sub(r"([\\*?\[\]])", r"\\\1", text)
+
+
+class RedisChatLock(BaseChatLock):
+    """Chat lock shared by all replicas through Redis.
+
+    Socket timeouts default to 5 s; override them with URL query options such as
+    ``?socket_connect_timeout=0.5&socket_timeout=0.5``.
+    """
+
+    def __init__(
+        self, url: str, *, key_prefix: str = "zocrates", ttl_seconds: float = 30.0
+    ) -> None:
+        super().__init__(ttl_seconds=ttl_seconds)
+        self.url = redact_redis_url(url)
+        self._prefix = f"{key_prefix}:chat-lock:"
+        self._ttl_ms = max(1, round(ttl_seconds * 1000))
+        self._client = aioredis.Redis.from_url(
+            url,
+            decode_responses=True,
+            socket_connect_timeout=5.0,
+            socket_timeout=5.0,
+            # A few quick retries, not redis-py's default ten: callers are waiting on a request.
+            retry=Retry(ExponentialWithJitterBackoff(base=0.05, cap=0.5), retries=3),
+        )
+        self._acquire = self._client.register_script(_ACQUIRE)
+        self._renew = self._client.register_script(_RENEW)
+        self._release = self._client.register_script(_RELEASE)
+
+    def _key(self, session_id: str) -> str:
+        return self._prefix + session_id
+
+    def _unavailable(self, exc: Exception) -> Unavailable:
+        return Unavailable(
+            f"Cannot reach Redis at {self.url} for the chat lock ({exc}). "
+            f"Is Redis running at {self.url}? Start it, or point the gateway at the right URL.",
+            code="redis_unavailable",
+        )
+
+    async def try_acquire(self, session_id: str) -> HeldLock | None:
+        token = secrets.token_hex(16)
+        try:
+            ok = await self._acquire(keys=[self._key(session_id)], args=[token, self._ttl_ms])
+        except _UNREACHABLE as exc:
+            raise self._unavailable(exc) from exc
+        return HeldLock(session_id=session_id, token=token) if ok else None
+
+    async def renew(self, held: HeldLock) -> bool:
+        try:
+            result = await self._renew(
+                keys=[self._key(held.session_id)], args=[held.token, self._ttl_ms]
+            )
+        except _UNREACHABLE as exc:
+            raise self._unavailable(exc) from exc
+        return bool(result)
+
+    async def release(self, held: HeldLock) -> None:
+        try:
+            await self._release(keys=[self._key(held.session_id)], args=[held.token])
+        except Exception as exc:
+            logger.warning(
+                "could not release chat lock of %s at %s (it expires by itself): %s",
+                held.session_id,
+                self.url,
+                exc,
+            )
+
+    async def locked_session_ids(self) -> set[str]:
+        pattern = _glob_escape(self._prefix) + "*"
+        start = len(self._prefix)
+        try:
+            return {key[start:] async for key in self._client.scan_iter(match=pattern, count=500)}
+        except _UNREACHABLE as exc:
+            raise self._unavailable(exc) from exc
+
+    async def ping(self) -> bool:
+        try:
+            return bool(await self._client.ping())
+        except Exception as exc:
+            logger.debug("Redis at %s did not answer PING: %s", self.url, exc)
+            return False
+
+    async def close(self) -> None:
+        await self._client.aclose()

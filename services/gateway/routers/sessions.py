@@ -1,0 +1,71 @@
+"""Session REST contract: list, create, get, rename, delete, storage stats, maintenance."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Body, status
+from pydantic import BaseModel, ConfigDict, Field
+
+from services.gateway.deps import SessionId, State
+from services.gateway.locks.base_chat_lock import SessionBusy
+
+router = APIRouter(prefix="/sessions", tags=["sessions"])
+
+MAX_TITLE = 200
+
+
+class CreateSessionBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    title: str = Field(default="New Chat", max_length=MAX_TITLE, description="Shown in the list.")
+
+
+class RenameSessionBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    title: str = Field(min_length=1, max_length=MAX_TITLE, description="The new title.")
+
+
+@router.get("", summary="List session manifests, oldest first")
+async def list_sessions(state: State) -> dict[str, Any]:
+    return {"status": "success", "sessions": await state.sessions.list_manifests()}
+
+
+@router.post("", status_code=status.HTTP_201_CREATED, summary="Create a session")
+async def create_session(
+    state: State, body: CreateSessionBody | None = Body(default=None)
+) -> dict[str, Any]:
+    title = (body or CreateSessionBody()).title
+    return {"status": "success", "session": await state.sessions.create_chat(title=title)}
+
+
+@router.get("/storage_stats", summary="Size, pages, free pages and counts of sessions.db")
+async def storage_stats(state: State) -> dict[str, Any]:
+    return {"status": "success", **await state.sessions.storage_stats()}
+
+
+@router.post("/maintenance", summary="Apply retention and reclaim space now")
+async def maintenance(state: State) -> dict[str, Any]:
+    return {"status": "success", **await state.run_maintenance(reason="on_demand")}
+
+
+@router.get("/{session_id}", summary="A session with its messages and any pending checkpoint")
+async def get_session(state: State, session_id: SessionId) -> dict[str, Any]:
+    return {"status": "success", "session": await state.sessions.get_formatted(session_id)}
+
+
+@router.patch("/{session_id}", summary="Rename a session")
+async def rename_session(
+    state: State, session_id: SessionId, body: RenameSessionBody
+) -> dict[str, Any]:
+    session = await state.sessions.rename(session_id, title=body.title)
+    return {"status": "success", "session": session}
+
+
+@router.delete("/{session_id}", summary="Delete a session and its history")
+async def delete_session(state: State, session_id: SessionId) -> dict[str, Any]:
+    if await state.chat_lock.is_locked(session_id):
+        raise SessionBusy(
+            "A chat is running on this session; wait for it to finish or stop it, then delete."
+        )
+    await state.sessions.delete(session_id)
+    return {"status": "success"}

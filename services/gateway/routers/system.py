@@ -1,0 +1,95 @@
+"""Health, registration of the Zotero data directory, and the user settings."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import pathlib
+from typing import Any
+
+from fastapi import APIRouter
+from pydantic import BaseModel, ConfigDict, Field
+
+from services.common.app_config import ConfigStore, config_reference
+from services.common.errors import Conflict, InvalidArgument
+from services.common.settings import DATA_FOLDER_NAME
+from services.gateway.auth import ensure_token_file
+from services.gateway.deps import State
+
+logger = logging.getLogger(__name__)
+router = APIRouter(tags=["system"])
+
+
+class RegisterBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    zotero_data_dir: str = Field(
+        min_length=1,
+        description="Zotero's data directory (Zotero.DataDirectory.dir), holding zotero.sqlite.",
+    )
+
+
+@router.get("/healthz", summary="Liveness (no token needed)")
+async def healthz() -> dict[str, str]:
+    return {"status": "ok"}
+
+
+@router.post("/register", summary="Register the Zotero data directory and run start-up maintenance")
+async def register(state: State, body: RegisterBody) -> dict[str, Any]:
+    zotero_dir = pathlib.Path(body.zotero_data_dir).expanduser()
+    if not zotero_dir.is_absolute():
+        raise InvalidArgument(
+            f"zotero_data_dir must be an absolute path, got {body.zotero_data_dir!r}.",
+            code="invalid_data_dir",
+        )
+    if not zotero_dir.is_dir():
+        raise InvalidArgument(
+            f"{zotero_dir} is not an existing directory. Pass Zotero's data directory "
+            "(Zotero > Settings > Advanced > Files and Folders).",
+            code="invalid_data_dir",
+        )
+    data_dir = zotero_dir / DATA_FOLDER_NAME
+    changed = False
+    if data_dir.resolve() != state.data_dir.resolve():
+        if await state.chat_lock.locked_session_ids():
+            raise Conflict(
+                "Chats are running; register the new data directory when they have finished.",
+                code="chat_in_progress",
+            )
+        location, changed = await state.sessions.use_data_dir(str(zotero_dir))
+        # The plugin will read the token from the new place: carry the same token over.
+        await asyncio.to_thread(ensure_token_file, data_dir, state.token)
+        state.data_dir = data_dir
+        state.config_store = ConfigStore(data_dir)
+    report = await state.run_maintenance(reason="startup")
+    state.last_startup_report = report
+    state.startup_done.set()
+    stats = await state.sessions.storage_stats()
+    return {
+        "status": "success",
+        "zotero_data_dir": str(zotero_dir),
+        "data_dir": str(state.data_dir),
+        "sessions_db": stats["location"],
+        "changed": changed,
+        "zotero_sqlite_found": (zotero_dir / "zotero.sqlite").exists(),
+        "maintenance": report,
+    }
+
+
+@router.get("/config", summary="The user settings (zocrates_config.json)")
+async def get_config(state: State) -> dict[str, Any]:
+    config = await state.load_config()
+    return {
+        "status": "success",
+        "config": config.model_dump(),
+        "path": str(state.config_store.path),
+        "reference": [
+            {"key": k, "type": t, "default": d, "description": desc}
+            for k, t, d, desc in config_reference()
+        ],
+    }
+
+
+@router.put("/config", summary="Change some user settings; validated before anything is written")
+async def put_config(state: State, changes: dict[str, Any]) -> dict[str, Any]:
+    config = await asyncio.to_thread(state.config_store.update, changes)
+    return {"status": "success", "config": config.model_dump()}

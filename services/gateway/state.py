@@ -1,0 +1,45 @@
+"""What the gateway holds for its lifetime, created in the app's lifespan."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import pathlib
+from typing import Any
+
+from services.common.app_config import ConfigStore, ZocratesConfig
+from services.gateway.config import GatewaySettings
+from services.gateway.locks.base_chat_lock import BaseChatLock
+from services.sessions.client import SessionsClient
+
+logger = logging.getLogger(__name__)
+
+
+@dataclasses.dataclass
+class GatewayState:
+    settings: GatewaySettings
+    data_dir: pathlib.Path
+    token: str
+    sessions: SessionsClient
+    chat_lock: BaseChatLock
+    config_store: ConfigStore
+    # Set once start-up maintenance has run (or failed open); chat waits for it.
+    startup_done: asyncio.Event = dataclasses.field(default_factory=asyncio.Event)
+    maintenance_lock: asyncio.Lock = dataclasses.field(default_factory=asyncio.Lock)
+    last_startup_report: dict[str, Any] | None = None
+
+    async def load_config(self) -> ZocratesConfig:
+        return await asyncio.to_thread(self.config_store.load)
+
+    async def run_maintenance(self, *, reason: str) -> dict[str, Any]:
+        """Run retention and VACUUM with the current policy and in-flight sessions."""
+        config = await self.load_config()
+        async with self.maintenance_lock:
+            active = await self.chat_lock.locked_session_ids()
+            return await self.sessions.run_maintenance(
+                active_session_ids=active,
+                retention_days=config.session_retention_days,
+                max_saved_sessions=config.max_saved_sessions,
+                reason=reason,
+            )
