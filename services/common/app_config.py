@@ -111,7 +111,10 @@ class ConfigStore:
         with self._lock:
             raw = self._read_raw()
             config = self._validate(raw)
-            full = {**config.model_dump(), **{k: v for k, v in raw.items() if k not in config.model_fields}}
+            full = {
+                **config.model_dump(),
+                **{k: v for k, v in raw.items() if k not in ZocratesConfig.model_fields},
+            }
             unknown = sorted(set(raw) - set(ZocratesConfig.model_fields))
             if unknown:
                 logger.warning("%s has unknown keys, kept as they are: %s", self.path, unknown)
@@ -145,5 +148,7 @@ def config_reference() -> list[tuple[str, str, Any, str]]:
     rows = []
     for name, field in ZocratesConfig.model_fields.items():
         annotation = getattr(field.annotation, "__name__", None) or str(field.annotation)
-        rows.append((name, annotation.replace("typing.", ""), field.default, field.description or ""))
+        rows.append(
+            (name, annotation.replace("typing.", ""), field.default, field.description or "")
+        )
     return rows

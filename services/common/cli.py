@@ -4,7 +4,6 @@ the settings, logging set up once, settings read once."""
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import TypeVar
 
 from pydantic_settings import BaseSettings
@@ -37,8 +36,3 @@ def service_main(cls: type[S], service: str, doc: str | None) -> S:
     settings = load_settings(cls, service)
     setup_logging(level=settings.log_level, json_lines=settings.log_json)
     return settings
-
-
-def fail(message: str) -> None:
-    print(message, file=sys.stderr)
-    sys.exit(2)

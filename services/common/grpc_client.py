@@ -71,7 +71,9 @@ def error_from_rpc(exc: grpc.aio.AioRpcError, *, peer: str, address: str) -> Zoc
         )
     if code is None and status is grpc.StatusCode.DEADLINE_EXCEEDED:
         cls = error_for_grpc_status(status.name)
-        return cls(f"The {peer} service at {address} did not answer in time.", code=f"{peer}_timeout")
+        return cls(
+            f"The {peer} service at {address} did not answer in time.", code=f"{peer}_timeout"
+        )
     cls = error_for_grpc_status(status.name)
     return cls(exc.details() or f"{peer} failed with {status.name}", code=code)
 

@@ -83,7 +83,9 @@ class ServerInterceptor(grpc.aio.ServerInterceptor):
         span.end()
         otel_context.detach(token)
 
-    def _wrap_unary(self, method: str, behavior: Callable[..., Awaitable[Any]]) -> Callable[..., Any]:
+    def _wrap_unary(
+        self, method: str, behavior: Callable[..., Awaitable[Any]]
+    ) -> Callable[..., Any]:
         async def wrapper(request: Any, context: grpc.aio.ServicerContext) -> Any:
             started = time.perf_counter()
             token, span = self._start(method, context)

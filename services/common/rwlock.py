@@ -37,8 +37,12 @@ class AsyncRWLock:
             self._writers_waiting += 1
             try:
                 await self._cond.wait_for(lambda: not self._writer and self._readers == 0)
-            finally:
+            except BaseException:
+                # A cancelled writer must wake the readers it was holding back.
                 self._writers_waiting -= 1
+                self._cond.notify_all()
+                raise
+            self._writers_waiting -= 1
             self._writer = True
         try:
             yield

@@ -25,7 +25,9 @@ def setup_tracing(*, service_name: str, otlp_endpoint: str | None) -> None:
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
-    provider = TracerProvider(resource=Resource.create({"service.name": f"zocrates-{service_name}"}))
+    provider = TracerProvider(
+        resource=Resource.create({"service.name": f"zocrates-{service_name}"})
+    )
     provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=otlp_endpoint)))
     trace.set_tracer_provider(provider)
     logger.info("tracing: exporting spans to %s", otlp_endpoint)

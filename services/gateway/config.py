@@ -16,7 +16,8 @@ class GatewaySettings(CommonSettings):
     )
     sessions_addr: str = Field(
         description=(
-            "host:port of the sessions service. `zocrates run` sets it to 127.0.0.1:<base port + 1>."
+            "host:port of the sessions service. "
+            "`zocrates run` sets it to 127.0.0.1:<base port + 1>."
         ),
     )
     redis_url: str | None = Field(

@@ -19,7 +19,9 @@ PUBLIC_PATHS = frozenset({"/healthz"})
 _tracer = trace.get_tracer("zocrates.gateway")
 
 
-async def _send_error(send: Send, status: int, code: str, message: str, extra: list[tuple[bytes, bytes]]) -> None:
+async def _send_error(
+    send: Send, status: int, code: str, message: str, extra: list[tuple[bytes, bytes]]
+) -> None:
     body = json.dumps({"status": "error", "code": code, "message": message}).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     await send({"type": "http.response.start", "status": status, "headers": headers + extra})
@@ -70,7 +72,9 @@ class GatewayMiddleware:
             HTTP_REQUESTS.labels(scope["method"], template, str(status)).inc()
             HTTP_LATENCY.labels(scope["method"], template).observe(time.perf_counter() - started)
 
-    async def _dispatch(self, scope: Scope, receive: Receive, send: Send, headers: dict[str, str]) -> None:
+    async def _dispatch(
+        self, scope: Scope, receive: Receive, send: Send, headers: dict[str, str]
+    ) -> None:
         if not host_allowed(headers.get("host"), self.allowed_hosts):
             await _send_error(
                 send,
@@ -84,7 +88,11 @@ class GatewayMiddleware:
         if scope["path"] not in PUBLIC_PATHS:
             auth = headers.get("authorization", "")
             scheme, _, presented = auth.partition(" ")
-            if scheme.lower() != "bearer" or not presented or not token_matches(presented.strip(), self.token()):
+            if (
+                scheme.lower() != "bearer"
+                or not presented
+                or not token_matches(presented.strip(), self.token())
+            ):
                 await _send_error(
                     send,
                     401,

@@ -50,7 +50,9 @@ class GatewayServer:
         state = getattr(self.app.state, "gateway", None)
         if state is None:
             return {"started": False}
-        sessions_ok, lock_ok = await asyncio.gather(state.sessions.healthy(), state.chat_lock.ping())
+        sessions_ok, lock_ok = await asyncio.gather(
+            state.sessions.healthy(), state.chat_lock.ping()
+        )
         return {
             "sessions": sessions_ok,
             "chat_lock": lock_ok,
@@ -65,7 +67,12 @@ class GatewayServer:
                 raise RuntimeError("gateway exited during start-up (see the log above)")
             await asyncio.sleep(0.02)
         await self.admin.start()
-        logger.info("gateway listening on %s (admin http://%s:%d)", self.url, self.settings.bind_host, self.admin.port)
+        logger.info(
+            "gateway listening on %s (admin http://%s:%d)",
+            self.url,
+            self.settings.bind_host,
+            self.admin.port,
+        )
 
     async def stop(self) -> None:
         self._server.should_exit = True
@@ -82,7 +89,7 @@ async def serve(settings: GatewaySettings) -> None:
     try:
         waiter = asyncio.create_task(wait_for_shutdown_signal())
         assert server._task is not None
-        done, _ = await asyncio.wait({waiter, server._task}, return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait({waiter, server._task}, return_when=asyncio.FIRST_COMPLETED)
         waiter.cancel()
     finally:
         await server.stop()

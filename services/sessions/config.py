@@ -13,7 +13,8 @@ class SessionsSettings(CommonSettings):
         default=None, description="gRPC port of the sessions service. Default: base port + 1."
     )
     sessions_admin_port: int | None = Field(
-        default=None, description="Admin HTTP port of the sessions service. Default: base port + 11."
+        default=None,
+        description="Admin HTTP port of the sessions service. Default: base port + 11.",
     )
     database_url: str | None = Field(
         default=None,

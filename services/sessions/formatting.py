@@ -104,9 +104,7 @@ def format_messages(events: list[Event]) -> list[dict[str, Any]]:
     return messages
 
 
-def format_session_for_ui(
-    session: Session, *, title: str, created_at: float
-) -> dict[str, Any]:
+def format_session_for_ui(session: Session, *, title: str, created_at: float) -> dict[str, Any]:
     """``{id, title, created_at, updated_at, messages, pending_hitl}`` for the plugin."""
     return {
         "id": session.id,

@@ -63,14 +63,17 @@ def plan_deletions(
     active: Collection[str],
     now: float,
 ) -> tuple[list[SessionRow], list[SessionRow], list[SessionRow], int]:
-    """Decide (empty, expired, over_cap, skipped_active) without touching storage."""
-    skipped_active = 0
+    """Decide (empty, expired, over_cap, skipped_active) without touching storage.
+
+    ``skipped_active`` counts the distinct in-flight sessions that a pass would have deleted.
+    """
+    spared: set[str] = set()
     empty: list[SessionRow] = []
     remaining: list[SessionRow] = []
     for row in rows:
         if row.event_count == 0 and now - row.updated_at >= EMPTY_SESSION_MIN_AGE_SECONDS:
             if row.id in active:
-                skipped_active += 1
+                spared.add(row.id)
                 remaining.append(row)
             else:
                 empty.append(row)
@@ -84,7 +87,7 @@ def plan_deletions(
         for row in remaining:
             if row.updated_at < cutoff:
                 if row.id in active:
-                    skipped_active += 1
+                    spared.add(row.id)
                     kept.append(row)
                 else:
                     expired.append(row)
@@ -99,11 +102,13 @@ def plan_deletions(
             if excess == 0:
                 break
             if row.id in active:
-                skipped_active += 1
+                spared.add(row.id)
                 continue
+            if row.event_count == 0 and now - row.updated_at < EMPTY_SESSION_MIN_AGE_SECONDS:
+                continue  # a chat just opened is never pruned, whatever the cap
             over_cap.append(row)
             excess -= 1
-    return empty, expired, over_cap, skipped_active
+    return empty, expired, over_cap, len(spared)
 
 
 async def run_maintenance(
@@ -126,10 +131,16 @@ async def run_maintenance(
     empty, expired, over_cap, report.skipped_active = plan_deletions(
         rows, policy=policy, active=active, now=time.time() if now is None else now
     )
-    for bucket, field in ((empty, "deleted_empty"), (expired, "deleted_expired"), (over_cap, "deleted_over_cap")):
+    for bucket, field in (
+        (empty, "deleted_empty"),
+        (expired, "deleted_expired"),
+        (over_cap, "deleted_over_cap"),
+    ):
         for row in bucket:
             try:
-                await store.delete_session(app_name=app_name, user_id=row.user_id, session_id=row.id)
+                await store.delete_session(
+                    app_name=app_name, user_id=row.user_id, session_id=row.id
+                )
             except NotFound:
                 continue  # deleted concurrently: the goal is met
             setattr(report, field, getattr(report, field) + 1)

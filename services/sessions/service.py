@@ -172,7 +172,9 @@ class SessionsService:
         session = await self.store.get_session(
             app_name=app_name, user_id=user_id, session_id=require(session_id, what="session_id")
         )
-        row = await self.store.session_row(app_name=app_name, user_id=user_id, session_id=session_id)
+        row = await self.store.session_row(
+            app_name=app_name, user_id=user_id, session_id=session_id
+        )
         return format_session_for_ui(session, title=row.title, created_at=row.created_at)
 
     async def create_chat(self, *, app_name: str, user_id: str, title: str) -> dict[str, Any]:
@@ -187,7 +189,10 @@ class SessionsService:
         self, *, app_name: str, user_id: str, session_id: str, title: str
     ) -> dict[str, Any]:
         await self.store.rename(
-            app_name=app_name, user_id=user_id, session_id=require(session_id, what="session_id"), title=title
+            app_name=app_name,
+            user_id=user_id,
+            session_id=require(session_id, what="session_id"),
+            title=title,
         )
         return await self.formatted(app_name=app_name, user_id=user_id, session_id=session_id)
 

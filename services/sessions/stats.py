@@ -38,7 +38,10 @@ async def storage_stats(store: SessionStore) -> StorageStats:
             path = store.sqlite_path
             size = path.stat().st_size if path is not None and path.exists() else 0
         else:
-            page_size = int((await conn.execute(sa.text("SELECT current_setting('block_size')"))).scalar() or 8192)
+            page_size = int(
+                (await conn.execute(sa.text("SELECT current_setting('block_size')"))).scalar()
+                or 8192
+            )
             size = 0
             for table in _PG_TABLES:
                 size += int(

@@ -206,9 +206,7 @@ class SessionStore:
         async with self._op():
             if not await self._exists(app_name, user_id, session_id):
                 raise NotFound(f"Session {session_id!r} does not exist.", code="session_not_found")
-            await self.adk.delete_session(
-                app_name=app_name, user_id=user_id, session_id=session_id
-            )
+            await self.adk.delete_session(app_name=app_name, user_id=user_id, session_id=session_id)
 
     async def append_event(self, session: Session, event: Event) -> Event:
         """Append through ADK, whose stale-session check surfaces as ``StaleSession``."""
@@ -318,7 +316,9 @@ class SessionStore:
     async def count(self) -> tuple[int, int]:
         """(sessions, events) in the whole database."""
         async with self._op(), self.engine.connect() as conn:
-            sessions = (await conn.execute(sa.select(sa.func.count()).select_from(_SESSIONS))).scalar()
+            sessions = (
+                await conn.execute(sa.select(sa.func.count()).select_from(_SESSIONS))
+            ).scalar()
             events = (await conn.execute(sa.select(sa.func.count()).select_from(_EVENTS))).scalar()
         return int(sessions or 0), int(events or 0)
 

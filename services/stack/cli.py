@@ -1,7 +1,7 @@
 """The ``zocrates`` command.
 
-  zocrates run     start every service built so far on this machine (embedded defaults: SQLite
-                   in <Zotero dir>/zocrates-data, in-process chat lock, no key, no network)
+zocrates run     start every service built so far on this machine (embedded defaults: SQLite
+                 in <Zotero dir>/zocrates-data, in-process chat lock, no key, no network)
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import os
 import pathlib
 import signal
 import sys
+from typing import Any
 
 from services.common import ports
 from services.common.settings import DATA_FOLDER_NAME
@@ -67,10 +68,14 @@ async def _run(args: argparse.Namespace) -> int:
             f"(token: {token_file}). Press Ctrl-C to stop.",
         )
         exited = asyncio.create_task(supervisor.wait_any_exit())
-        done, _ = await asyncio.wait({exited, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        waiting: set[asyncio.Task[Any]] = {exited, stopping}
+        done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
         if exited in done:
             name = exited.result()
-            supervisor.say("zocrates", f"{name} exited unexpectedly (code {supervisor.procs[name].returncode}); stopping")
+            supervisor.say(
+                "zocrates",
+                f"{name} exited unexpectedly (code {supervisor.procs[name].returncode}); stopping",
+            )
             code = 1
         else:
             exited.cancel()
@@ -84,7 +89,9 @@ async def _run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="zocrates", description="Zocrates: a research assistant for your Zotero library.")
+    parser = argparse.ArgumentParser(
+        prog="zocrates", description="Zocrates: a research assistant for your Zotero library."
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser(
         "run",
@@ -96,9 +103,23 @@ def main(argv: list[str] | None = None) -> None:
             "ZOCRATES_* environment variables (see docs/configuration.md)."
         ),
     )
-    run.add_argument("--port", type=int, default=int(os.environ.get("ZOCRATES_PORT", ports.DEFAULT_BASE_PORT)), help="base port; the gateway listens on it (default 8765, or ZOCRATES_PORT)")
-    run.add_argument("--host", default=os.environ.get("ZOCRATES_BIND_HOST", "127.0.0.1"), help="bind address (default 127.0.0.1)")
-    run.add_argument("--zotero-dir", type=pathlib.Path, default=None, help="Zotero data directory (default ZOCRATES_ZOTERO_DIR or ~/Zotero)")
+    run.add_argument(
+        "--port",
+        type=int,
+        default=int(os.environ.get("ZOCRATES_PORT", ports.DEFAULT_BASE_PORT)),
+        help="base port; the gateway listens on it (default 8765, or ZOCRATES_PORT)",
+    )
+    run.add_argument(
+        "--host",
+        default=os.environ.get("ZOCRATES_BIND_HOST", "127.0.0.1"),
+        help="bind address (default 127.0.0.1)",
+    )
+    run.add_argument(
+        "--zotero-dir",
+        type=pathlib.Path,
+        default=None,
+        help="Zotero data directory (default ZOCRATES_ZOTERO_DIR or ~/Zotero)",
+    )
     args = parser.parse_args(argv)
     if args.command == "run":
         sys.exit(asyncio.run(_run(args)))

@@ -39,11 +39,15 @@ class Supervisor:
         self.ready_timeout = ready_timeout
         self.procs: dict[str, asyncio.subprocess.Process] = {}
         self._pumps: list[asyncio.Task[None]] = []
-        self._width = max(len(s.name) for s in specs)
+        self._width = max(len("zocrates"), *(len(s.name) for s in specs))
         self._color = sys.stdout.isatty()
 
     def say(self, name: str, line: str) -> None:
-        index = [s.name for s in self.specs].index(name) if name in self.procs or any(s.name == name for s in self.specs) else 0
+        index = (
+            [s.name for s in self.specs].index(name)
+            if name in self.procs or any(s.name == name for s in self.specs)
+            else 0
+        )
         prefix = f"{name:<{self._width}} |"
         if self._color and name != "zocrates":
             prefix = f"{_COLORS[index % len(_COLORS)]}{prefix}{_RESET}"
@@ -75,12 +79,15 @@ class Supervisor:
         async with httpx.AsyncClient(timeout=1.0) as client:
             while True:
                 if proc.returncode is not None:
-                    raise RuntimeError(f"{spec.name} exited with code {proc.returncode} during start-up")
+                    raise RuntimeError(
+                        f"{spec.name} exited with code {proc.returncode} during start-up"
+                    )
                 with contextlib.suppress(httpx.HTTPError):
                     if (await client.get(spec.ready_url)).status_code == 200:
                         return
                 if time.monotonic() > deadline:
-                    raise RuntimeError(f"{spec.name} was not ready after {self.ready_timeout:.0f} s ({spec.ready_url})")
+                    waited = f"{self.ready_timeout:.0f} s"
+                    raise RuntimeError(f"{spec.name} not ready after {waited} ({spec.ready_url})")
                 await asyncio.sleep(0.2)
 
     async def start(self) -> None:

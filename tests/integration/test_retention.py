@@ -13,7 +13,9 @@ APP, USER = "zocrates", "local"
 DAY = 86400.0
 
 
-async def _session(store: SessionStore, *, events: int = 0, age_days: float = 0.0, text_size: int = 20) -> str:
+async def _session(
+    store: SessionStore, *, events: int = 0, age_days: float = 0.0, text_size: int = 20
+) -> str:
     session = await store.create_session(app_name=APP, user_id=USER)
     for i in range(events):
         await store.append_event(session, ev.user_text("x" * text_size, invocation_id=f"inv-{i}"))
@@ -41,7 +43,10 @@ async def test_empty_sessions_are_pruned_only_after_24_hours(store: SessionStore
 async def test_retention_days_and_zero_or_none_disable_it(store: SessionStore) -> None:
     old = await _session(store, events=1, age_days=181)
     recent = await _session(store, events=1, age_days=179)
-    for disabled in (RetentionPolicy(retention_days=0, max_saved_sessions=None), RetentionPolicy(retention_days=None, max_saved_sessions=0)):
+    for disabled in (
+        RetentionPolicy(retention_days=0, max_saved_sessions=None),
+        RetentionPolicy(retention_days=None, max_saved_sessions=0),
+    ):
         report = await run_maintenance(store, app_name=APP, policy=disabled, active_session_ids=[])
         assert report.deleted == 0
     report = await run_maintenance(
@@ -54,7 +59,10 @@ async def test_retention_days_and_zero_or_none_disable_it(store: SessionStore) -
 async def test_max_saved_sessions_prunes_the_least_recently_updated(store: SessionStore) -> None:
     ids = [await _session(store, events=1, age_days=10 - i) for i in range(5)]  # ids[0] oldest
     report = await run_maintenance(
-        store, app_name=APP, policy=RetentionPolicy(retention_days=None, max_saved_sessions=3), active_session_ids=[]
+        store,
+        app_name=APP,
+        policy=RetentionPolicy(retention_days=None, max_saved_sessions=3),
+        active_session_ids=[],
     )
     assert report.deleted_over_cap == 2
     assert set(report.deleted_ids) == {ids[0], ids[1]}
@@ -85,7 +93,9 @@ async def test_vacuum_runs_after_deletions_and_reclaims_space(store: SessionStor
     doomed = [await _session(store, events=20, age_days=400, text_size=4000) for _ in range(6)]
     kept = await _session(store, events=2)
     before = await storage_stats(store)
-    report = await run_maintenance(store, app_name=APP, policy=RetentionPolicy(), active_session_ids=[])
+    report = await run_maintenance(
+        store, app_name=APP, policy=RetentionPolicy(), active_session_ids=[]
+    )
     assert set(report.deleted_ids) == set(doomed)
     assert report.vacuumed, report.vacuum_skipped_reason
     after = await storage_stats(store)
@@ -104,7 +114,9 @@ async def test_vacuum_skipped_below_the_freelist_threshold(store: SessionStore) 
     await _session(store, events=3)
     await _session(store, age_days=2)  # an empty session: deleted, but frees almost nothing
     await _session(store, events=40, text_size=2000)
-    report = await run_maintenance(store, app_name=APP, policy=RetentionPolicy(), active_session_ids=[])
+    report = await run_maintenance(
+        store, app_name=APP, policy=RetentionPolicy(), active_session_ids=[]
+    )
     assert report.deleted_empty == 1
     if store.backend == "sqlite":
         assert report.vacuumed is False
@@ -113,6 +125,8 @@ async def test_vacuum_skipped_below_the_freelist_threshold(store: SessionStore) 
 
 async def test_nothing_deleted_and_small_file_means_no_vacuum(store: SessionStore) -> None:
     await _session(store, events=1)
-    report = await run_maintenance(store, app_name=APP, policy=RetentionPolicy(), active_session_ids=[])
+    report = await run_maintenance(
+        store, app_name=APP, policy=RetentionPolicy(), active_session_ids=[]
+    )
     assert report.deleted == 0 and not report.vacuumed
     assert report.vacuum_skipped_reason == "below_threshold"

@@ -49,7 +49,10 @@ async def test_events_are_counted_and_limited_by_get_config(store: SessionStore)
     rows = await store.session_rows(app_name=APP)
     assert rows[0].event_count == 3
     recent = await store.get_session(
-        app_name=APP, user_id=USER, session_id=session.id, config=GetSessionConfig(num_recent_events=2)
+        app_name=APP,
+        user_id=USER,
+        session_id=session.id,
+        config=GetSessionConfig(num_recent_events=2),
     )
     assert [e.content.parts[0].text for e in recent.events] == ["question 1", "question 2"]
 
@@ -66,17 +69,29 @@ async def test_stale_copy_cannot_append(store: SessionStore) -> None:
     assert [e.content.parts[0].text for e in stored.events] == ["from a"]
 
 
-async def test_title_survives_a_rewind_and_rename_keeps_a_running_chat_fresh(store: SessionStore) -> None:
+async def test_title_survives_a_rewind_and_rename_keeps_a_running_chat_fresh(
+    store: SessionStore,
+) -> None:
     session = await store.create_session(app_name=APP, user_id=USER, title="Optimizers")
     running = await store.get_session(app_name=APP, user_id=USER, session_id=session.id)
-    await store.append_event(running, ev.user_text("q1", invocation_id="inv-1", state_delta={"active_mode": "library"}))
+    await store.append_event(
+        running, ev.user_text("q1", invocation_id="inv-1", state_delta={"active_mode": "library"})
+    )
     # A rename in the middle of a chat must not make the chat's copy stale.
-    await store.rename(app_name=APP, user_id=USER, session_id=session.id, title="  lmer   optimizers ")
+    await store.rename(
+        app_name=APP, user_id=USER, session_id=session.id, title="  lmer   optimizers "
+    )
     await store.append_event(running, ev.model_text("a1", invocation_id="inv-1"))
     # ADK's rewind writes a state delta that erases keys set outside events.
     await store.append_event(
         running,
-        ev.rewind("inv-1").model_copy(update={"actions": EventActions(rewind_before_invocation_id="inv-1", state_delta={"title": None})}),
+        ev.rewind("inv-1").model_copy(
+            update={
+                "actions": EventActions(
+                    rewind_before_invocation_id="inv-1", state_delta={"title": None}
+                )
+            }
+        ),
     )
     row = await store.session_row(app_name=APP, user_id=USER, session_id=session.id)
     assert row.title == "lmer optimizers"
@@ -90,7 +105,9 @@ async def test_rename_validates(store: SessionStore) -> None:
     with pytest.raises(NotFound):
         await store.rename(app_name=APP, user_id=USER, session_id="nope", title="t")
     await store.rename(app_name=APP, user_id=USER, session_id=session.id, title="   ")
-    assert (await store.session_row(app_name=APP, user_id=USER, session_id=session.id)).title == DEFAULT_TITLE
+    assert (
+        await store.session_row(app_name=APP, user_id=USER, session_id=session.id)
+    ).title == DEFAULT_TITLE
 
 
 async def test_deleting_a_session_removes_its_events_and_title(store: SessionStore) -> None:
@@ -101,7 +118,9 @@ async def test_deleting_a_session_removes_its_events_and_title(store: SessionSto
     assert (sessions, events) == (0, 0)
     # Re-creating the same id starts clean: no title left behind.
     again = await store.create_session(app_name=APP, user_id=USER, session_id=session.id)
-    assert (await store.session_row(app_name=APP, user_id=USER, session_id=again.id)).title == DEFAULT_TITLE
+    assert (
+        await store.session_row(app_name=APP, user_id=USER, session_id=again.id)
+    ).title == DEFAULT_TITLE
 
 
 async def test_service_formats_sessions_for_the_ui(db_url: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -110,8 +129,12 @@ async def test_service_formats_sessions_for_the_ui(db_url: str, tmp_path) -> Non
     try:
         chat = await service.create_chat(app_name=APP, user_id=USER, title="brms")
         session = await service.store.get_session(app_name=APP, user_id=USER, session_id=chat["id"])
-        await service.store.append_event(session, ev.user_text("How does brms fit it?", invocation_id="inv-1"))
-        await service.store.append_event(session, ev.model_text("It uses Stan.", invocation_id="inv-1", thought="Think."))
+        await service.store.append_event(
+            session, ev.user_text("How does brms fit it?", invocation_id="inv-1")
+        )
+        await service.store.append_event(
+            session, ev.model_text("It uses Stan.", invocation_id="inv-1", thought="Think.")
+        )
         formatted = await service.formatted(app_name=APP, user_id=USER, session_id=chat["id"])
         assert formatted["title"] == "brms"
         assert [(m["role"], m["text"], m["thought"]) for m in formatted["messages"]] == [
@@ -139,7 +162,9 @@ async def test_use_data_dir_moves_sqlite_but_not_a_fixed_url(tmp_path) -> None: 
         assert [r.title for r in await service.manifests(app_name=APP, user_id=USER)] == ["in a"]
     finally:
         await service.close()
-    fixed = SessionsService(database_url=f"sqlite+aiosqlite:///{tmp_path / uuid.uuid4().hex}.db", data_dir=tmp_path)
+    fixed = SessionsService(
+        database_url=f"sqlite+aiosqlite:///{tmp_path / uuid.uuid4().hex}.db", data_dir=tmp_path
+    )
     await fixed.open()
     try:
         with pytest.raises(Exception) as err:

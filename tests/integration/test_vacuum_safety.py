@@ -23,7 +23,9 @@ from tests.support import adk_events as ev
 APP, USER = "zocrates", "local"
 
 
-async def _fragmented_db(data_dir: pathlib.Path, *, keep: int = 3, drop: int = 6, size: int = 3000, events: int = 10) -> tuple[pathlib.Path, set[str]]:
+async def _fragmented_db(
+    data_dir: pathlib.Path, *, keep: int = 3, drop: int = 6, size: int = 3000, events: int = 10
+) -> tuple[pathlib.Path, set[str]]:
     """A sessions.db whose free pages are well over 25%, and the ids that must survive."""
     store = SessionStore(sqlite_url_for(data_dir))
     await store.open()
@@ -74,11 +76,15 @@ _CRASH_SCRIPT = textwrap.dedent(
 
 
 @pytest.mark.parametrize("step", ["copied", "replaced"])
-async def test_crash_at_each_step_of_the_swap_leaves_a_valid_database(tmp_path: pathlib.Path, step: str) -> None:
+async def test_crash_at_each_step_of_the_swap_leaves_a_valid_database(
+    tmp_path: pathlib.Path, step: str
+) -> None:
     data_dir = tmp_path / "zocrates-data"
     db, kept = await _fragmented_db(data_dir)
     assert _integrity(db)[1] > 0
-    proc = subprocess.run([sys.executable, "-c", _CRASH_SCRIPT, str(db), step], cwd=pathlib.Path.cwd(), timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-c", _CRASH_SCRIPT, str(db), step], cwd=pathlib.Path.cwd(), timeout=60
+    )
     assert proc.returncode == -signal.SIGKILL
     verdict, freelist = _integrity(db)
     assert verdict == "ok"
@@ -94,7 +100,11 @@ async def test_crash_at_each_step_of_the_swap_leaves_a_valid_database(tmp_path: 
 async def test_kill_at_random_moments_during_vacuum_never_corrupts(tmp_path: pathlib.Path) -> None:
     data_dir = tmp_path / "zocrates-data"
     db, kept = await _fragmented_db(data_dir, keep=4, drop=8, size=20000, events=40)
-    script = "import pathlib,sys; from services.sessions.vacuum import vacuum_sqlite_file; vacuum_sqlite_file(pathlib.Path(sys.argv[1]))"
+    script = (
+        "import pathlib, sys\n"
+        "from services.sessions.vacuum import vacuum_sqlite_file\n"
+        "vacuum_sqlite_file(pathlib.Path(sys.argv[1]))\n"
+    )
     for delay in (0.05, 0.15, 0.3, 0.6):
         proc = subprocess.Popen([sys.executable, "-c", script, str(db)])
         time.sleep(delay + 0.9)  # interpreter start-up is most of the first second
@@ -121,7 +131,9 @@ async def test_busy_database_is_skipped_not_fatal(tmp_path: pathlib.Path) -> Non
     assert await _surviving_ids(data_dir) == kept
 
 
-async def test_large_fragmented_file_is_vacuumed_without_deletions_unless_busy(tmp_path: pathlib.Path) -> None:
+async def test_large_fragmented_file_is_vacuumed_without_deletions_unless_busy(
+    tmp_path: pathlib.Path,
+) -> None:
     """Over 30 MB with >= 25% free pages: VACUUM runs even when this run deleted nothing;
     a concurrent writer makes maintenance report database_busy and carry on."""
     data_dir = tmp_path / "zocrates-data"
@@ -133,7 +145,9 @@ async def test_large_fragmented_file_is_vacuumed_without_deletions_unless_busy(t
         writer = sqlite3.connect(db, isolation_level=None)
         writer.execute("BEGIN IMMEDIATE")
         try:
-            report = await run_maintenance(store, app_name=APP, policy=RetentionPolicy(), active_session_ids=[])
+            report = await run_maintenance(
+                store, app_name=APP, policy=RetentionPolicy(), active_session_ids=[]
+            )
         finally:
             writer.execute("ROLLBACK")
             writer.close()
@@ -141,7 +155,9 @@ async def test_large_fragmented_file_is_vacuumed_without_deletions_unless_busy(t
         assert (report.vacuumed, report.vacuum_skipped_reason) == (False, "database_busy")
         assert {r.id for r in await store.session_rows(app_name=APP)} == kept
 
-        report = await run_maintenance(store, app_name=APP, policy=RetentionPolicy(), active_session_ids=[])
+        report = await run_maintenance(
+            store, app_name=APP, policy=RetentionPolicy(), active_session_ids=[]
+        )
         assert (report.vacuumed, report.vacuum_skipped_reason) == (True, "")
         assert report.size_after < report.size_before / 2
         assert {r.id for r in await store.session_rows(app_name=APP)} == kept

@@ -19,7 +19,13 @@ def _id() -> str:
     return str(uuid.uuid4())
 
 
-def user_text(text: str, *, invocation_id: str, state_delta: dict[str, Any] | None = None, ts: float | None = None) -> Event:
+def user_text(
+    text: str,
+    *,
+    invocation_id: str,
+    state_delta: dict[str, Any] | None = None,
+    ts: float | None = None,
+) -> Event:
     return Event(
         id=_id(),
         author="user",
@@ -53,18 +59,23 @@ def model_text(
     )
 
 
-def tool_call(name: str, args: dict[str, Any], *, invocation_id: str, author: str = "coordinator") -> Event:
+def tool_call(
+    name: str, args: dict[str, Any], *, invocation_id: str, author: str = "coordinator"
+) -> Event:
     return Event(
         id=_id(),
         author=author,
         invocation_id=invocation_id,
         content=types.Content(
-            role="model", parts=[types.Part(function_call=types.FunctionCall(id=_id(), name=name, args=args))]
+            role="model",
+            parts=[types.Part(function_call=types.FunctionCall(id=_id(), name=name, args=args))],
         ),
     )
 
 
-def request_input(interrupt_id: str, *, invocation_id: str, payload: dict[str, Any], message: str) -> Event:
+def request_input(
+    interrupt_id: str, *, invocation_id: str, payload: dict[str, Any], message: str
+) -> Event:
     """What ADK's workflow writes when a node yields RequestInput."""
     return Event(
         id=_id(),
@@ -77,7 +88,12 @@ def request_input(interrupt_id: str, *, invocation_id: str, payload: dict[str, A
                     function_call=types.FunctionCall(
                         id=interrupt_id,
                         name="adk_request_input",
-                        args={"interruptId": interrupt_id, "payload": payload, "message": message, "response_schema": None},
+                        args={
+                            "interruptId": interrupt_id,
+                            "payload": payload,
+                            "message": message,
+                            "response_schema": None,
+                        },
                     )
                 )
             ],
@@ -86,7 +102,9 @@ def request_input(interrupt_id: str, *, invocation_id: str, payload: dict[str, A
     )
 
 
-def request_input_response(interrupt_id: str, *, invocation_id: str, response: dict[str, Any]) -> Event:
+def request_input_response(
+    interrupt_id: str, *, invocation_id: str, response: dict[str, Any]
+) -> Event:
     """The user's answer to a checkpoint (POST /chat/resume)."""
     return Event(
         id=_id(),
@@ -96,7 +114,9 @@ def request_input_response(interrupt_id: str, *, invocation_id: str, response: d
             role="user",
             parts=[
                 types.Part(
-                    function_response=types.FunctionResponse(id=interrupt_id, name="adk_request_input", response=response)
+                    function_response=types.FunctionResponse(
+                        id=interrupt_id, name="adk_request_input", response=response
+                    )
                 )
             ],
         ),
@@ -134,7 +154,9 @@ async def set_update_time(store: SessionStore, session_id: str, epoch: float) ->
         await conn.execute(
             table.update()
             .where(table.c.id == session_id)
-            .values(update_time=sa.literal(_naive_utc(epoch)), create_time=sa.literal(_naive_utc(epoch)))
+            .values(
+                update_time=sa.literal(_naive_utc(epoch)), create_time=sa.literal(_naive_utc(epoch))
+            )
         )
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, status
 from pydantic import BaseModel, ConfigDict, Field
@@ -32,7 +32,7 @@ async def list_sessions(state: State) -> dict[str, Any]:
 
 @router.post("", status_code=status.HTTP_201_CREATED, summary="Create a session")
 async def create_session(
-    state: State, body: CreateSessionBody | None = Body(default=None)
+    state: State, body: Annotated[CreateSessionBody | None, Body()] = None
 ) -> dict[str, Any]:
     title = (body or CreateSessionBody()).title
     return {"status": "success", "session": await state.sessions.create_chat(title=title)}

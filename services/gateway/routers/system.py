@@ -55,7 +55,7 @@ async def register(state: State, body: RegisterBody) -> dict[str, Any]:
                 "Chats are running; register the new data directory when they have finished.",
                 code="chat_in_progress",
             )
-        location, changed = await state.sessions.use_data_dir(str(zotero_dir))
+        _, changed = await state.sessions.use_data_dir(str(zotero_dir))
         # The plugin will read the token from the new place: carry the same token over.
         await asyncio.to_thread(ensure_token_file, data_dir, state.token)
         state.data_dir = data_dir

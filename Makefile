@@ -1,0 +1,56 @@
+# Zocrates: `make help` lists every target.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: help venv run test test-unit test-integration test-e2e protos protos-check lint fmt clean
+
+help: ## List every target
+	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sort | \
+		awk 'BEGIN {FS = ":.*## "}; {printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2}'
+
+$(STAMP): pyproject.toml requirements/constraints.txt
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -c requirements/constraints.txt -e '.[dev]'
+	@touch $(STAMP)
+
+venv: $(STAMP) ## Create .venv and install Zocrates with its pinned dependencies
+
+run: $(STAMP) ## Start every service on embedded defaults (Ctrl-C stops them)
+	$(BIN)/zocrates run
+
+test: $(STAMP) ## Run the whole test suite (needs ZOCRATES_TEST_REDIS_URL / _POSTGRES_URL or Docker)
+	$(BIN)/pytest
+
+test-unit: $(STAMP) ## Run the unit tests only (no servers)
+	$(BIN)/pytest tests/unit
+
+test-integration: $(STAMP) ## Run the integration tests (real services in-process)
+	$(BIN)/pytest tests/integration
+
+test-e2e: $(STAMP) ## Run the end-to-end tests (real processes)
+	$(BIN)/pytest tests/e2e
+
+protos: $(STAMP) ## Regenerate the gRPC code in protos/gen from protos/zocrates
+	$(BIN)/python scripts/gen_protos.py
+
+protos-check: $(STAMP) ## Fail if protos/gen drifted from the .proto sources
+	@tmp=$$(mktemp -d) && $(BIN)/python scripts/gen_protos.py --out $$tmp/gen && \
+		diff -r -x __pycache__ $$tmp/gen protos/gen && rm -rf $$tmp && echo "protos: no drift"
+
+lint: $(STAMP) protos-check ## ruff (lint + format check) and mypy on the services
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+fmt: $(STAMP) ## Format and auto-fix with ruff
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+clean: ## Remove the virtual environment and caches
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info

@@ -1,0 +1,69 @@
+"""Real service processes for end-to-end tests."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+
+import httpx
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def wait_http(
+    url: str, *, timeout: float = 60.0, proc: subprocess.Popen[bytes] | None = None
+) -> httpx.Response:
+    deadline = time.monotonic() + timeout
+    last: Exception | None = None
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"process exited with {proc.returncode} while waiting for {url}")
+        try:
+            response = httpx.get(url, timeout=1.0)
+            if response.status_code == 200:
+                return response
+        except httpx.HTTPError as exc:
+            last = exc
+        time.sleep(0.1)
+    raise TimeoutError(f"{url} not ready after {timeout} s ({last})")
+
+
+def spawn(module: str, env: dict[str, str], *, log: pathlib.Path) -> subprocess.Popen[bytes]:
+    """Start ``python -m <module>`` with ``env`` on top of ours, output appended to ``log``."""
+    with log.open("ab") as sink:
+        return subprocess.Popen(
+            [sys.executable, "-m", module],
+            env={**os.environ, **env, "PYTHONUNBUFFERED": "1"},
+            cwd=ROOT,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+        )
+
+
+@contextlib.contextmanager
+def service_process(
+    module: str, env: dict[str, str], *, log: pathlib.Path
+) -> Iterator[subprocess.Popen[bytes]]:
+    """:func:`spawn`, stopped (SIGTERM, then SIGKILL) when the block ends."""
+    proc = spawn(module, env, log=log)
+    try:
+        yield proc
+    finally:
+        stop(proc)
+
+
+def stop(proc: subprocess.Popen[bytes], *, timeout: float = 15.0) -> int:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    return proc.returncode

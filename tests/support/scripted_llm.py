@@ -1,0 +1,26 @@
+"""The one permitted stand-in: a scripted model at ADK's BaseLlm boundary."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator
+
+from google.adk.models.base_llm import BaseLlm
+from google.adk.models.llm_request import LlmRequest
+from google.adk.models.llm_response import LlmResponse
+from google.genai import types
+from pydantic import Field
+
+
+class ScriptedLlm(BaseLlm):
+    """Answers each model call with the next scripted reply and records the requests."""
+
+    model: str = "scripted"
+    replies: list[str] = Field(default_factory=list)
+    requests: list[LlmRequest] = Field(default_factory=list)
+
+    async def generate_content_async(
+        self, llm_request: LlmRequest, stream: bool = False
+    ) -> AsyncGenerator[LlmResponse, None]:
+        self.requests.append(llm_request)
+        text = self.replies.pop(0) if self.replies else "(no more scripted replies)"
+        yield LlmResponse(content=types.Content(role="model", parts=[types.Part(text=text)]))
