@@ -8,7 +8,9 @@ import logging
 import uvicorn
 
 from services.common.admin import AdminServer, EmbeddedServer, bind_socket
+from services.common.app_config import ConfigError, ConfigStore
 from services.common.runtime import wait_for_shutdown_signal
+from services.common.settings import SettingsError
 from services.common.telemetry import setup_tracing, shutdown_tracing
 from services.gateway.app import create_app
 from services.gateway.config import GatewaySettings
@@ -82,7 +84,16 @@ class GatewayServer:
         self._socket.close()
 
 
+def check_user_config(settings: GatewaySettings) -> None:
+    """Refuse to start on an invalid zocrates_config.json, with a message naming key and file."""
+    try:
+        ConfigStore(settings.data_dir).load()
+    except ConfigError as exc:
+        raise SettingsError(f"gateway: {exc.message}") from None
+
+
 async def serve(settings: GatewaySettings) -> None:
+    check_user_config(settings)
     setup_tracing(service_name="gateway", otlp_endpoint=settings.otlp_endpoint)
     server = GatewayServer(settings)
     await server.start()

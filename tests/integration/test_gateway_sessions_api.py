@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import pathlib
 import stat
+import time
 import uuid
 from collections.abc import AsyncIterator
 
@@ -13,6 +14,7 @@ import pytest
 
 from services.gateway.locks.redis_chat_lock import RedisChatLock
 from services.gateway.server import GatewayServer
+from services.sessions.store import SessionStore, sqlite_url_for
 from tests.support import adk_events as ev
 from tests.support.stack import running_gateway, running_sessions
 
@@ -172,6 +174,7 @@ async def test_storage_stats_and_maintenance_shapes(api: Api) -> None:
 async def test_in_flight_sessions_cannot_be_deleted_and_are_immune_to_maintenance(api: Api) -> None:
     busy = _ok(await api.http.post("/sessions", json={"title": "streaming"}), 201)["session"]["id"]
     idle = _ok(await api.http.post("/sessions", json={"title": "idle"}), 201)["session"]["id"]
+    await _add_turns(api, idle, busy)  # non-empty, so only the cap can prune them
     await _ok_config(api, {"max_saved_sessions": 1})
     async with api.state.chat_lock.hold(busy):
         _error(await api.http.delete(f"/sessions/{busy}"), 409, "session_busy")
@@ -180,6 +183,20 @@ async def test_in_flight_sessions_cannot_be_deleted_and_are_immune_to_maintenanc
         assert report["vacuum_skipped_reason"] == "chat_in_progress"
     assert [s["id"] for s in _ok(await api.http.get("/sessions"))["sessions"]] == [busy]
     _ok(await api.http.delete(f"/sessions/{busy}"))  # free again once the chat ended
+
+
+async def _add_turns(api: Api, *session_ids: str) -> None:
+    """Write a user turn into each session, as the agent will (same sessions.db)."""
+    store = SessionStore(sqlite_url_for(pathlib.Path(api.state.data_dir)))
+    await store.open()
+    try:
+        for sid in session_ids:
+            session = await store.get_session(app_name="zocrates", user_id="local", session_id=sid)
+            await store.append_event(
+                session, ev.user_text("a question", invocation_id=f"inv-{sid}")
+            )
+    finally:
+        await store.close()
 
 
 async def _ok_config(api: Api, changes: dict) -> dict:  # type: ignore[type-arg]
@@ -246,18 +263,13 @@ async def test_register_moves_the_stack_to_another_zotero_directory(
 
 
 async def test_register_runs_startup_maintenance_with_the_policy(api: Api) -> None:
-    store = None
     old = _ok(await api.http.post("/sessions", json={"title": "old and empty"}), 201)["session"][
         "id"
     ]
     # Age the session in storage as if it had been created two days ago.
-    from services.sessions.store import SessionStore, sqlite_url_for
-
     store = SessionStore(sqlite_url_for(pathlib.Path(api.state.data_dir)))
     await store.open()
     try:
-        import time
-
         await ev.set_update_time(store, old, time.time() - 2 * 86400)
     finally:
         await store.close()
