@@ -24,9 +24,17 @@ from google.adk.sessions.base_session_service import GetSessionConfig
 from google.adk.sessions.database_session_service import DatabaseSessionService
 from google.adk.sessions.schemas.v1 import StorageEvent, StorageSession
 from google.adk.sessions.session import Session
+from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import make_url
+from sqlalchemy.orm.exc import StaleDataError
 
-from services.common.errors import AlreadyExists, InvalidArgument, NotFound, StaleSession
+from services.common.errors import (
+    AlreadyExists,
+    InvalidArgument,
+    NotFound,
+    StaleSession,
+    Unavailable,
+)
 from services.common.rwlock import AsyncRWLock
 
 logger = logging.getLogger(__name__)
@@ -147,8 +155,22 @@ class SessionStore:
 
     @contextlib.asynccontextmanager
     async def _op(self) -> AsyncIterator[None]:
+        """Every operation: shared gate, and storage failures turned into domain errors."""
         async with self.gate.shared():
-            yield
+            try:
+                yield
+            except StaleDataError:
+                # The row vanished between ADK's read and its write: deleted concurrently.
+                raise NotFound(
+                    "The session was deleted while it was being written.",
+                    code="session_not_found",
+                ) from None
+            except (sa_exc.OperationalError, sa_exc.InterfaceError) as exc:
+                raise Unavailable(
+                    f"The session database ({self.location}) is busy or unreachable: "
+                    f"{getattr(exc, 'orig', exc)}",
+                    code="database_unavailable",
+                ) from exc
 
     async def ping(self) -> bool:
         try:
