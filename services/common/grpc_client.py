@@ -83,13 +83,15 @@ class ServiceClient:
 
     peer: str = "peer"
 
-    def __init__(self, address: str, *, timeout: float = 10.0) -> None:
+    def __init__(self, address: str, *, timeout: float = 10.0, peer: str | None = None) -> None:
+        if peer is not None:
+            self.peer = peer
         self.address = address
         self.timeout = timeout
         self.channel = open_channel(address)
         self._health = health_pb2_grpc.HealthStub(self.channel)
 
-    async def _call(self, rpc: Any, request: Any, *, timeout: float | None = None) -> Any:
+    async def call(self, rpc: Any, request: Any, *, timeout: float | None = None) -> Any:
         try:
             return await rpc(request, timeout=timeout or self.timeout)
         except grpc.aio.AioRpcError as exc:

@@ -28,18 +28,18 @@ class SessionsClient(ServiceClient):
         return pb.SessionRef(app_name=self.app_name, user_id=self.user_id, session_id=session_id)
 
     async def create_chat(self, *, title: str) -> dict[str, Any]:
-        reply = await self._call(
+        reply = await self.call(
             self.stub.CreateChat,
             pb.CreateChatRequest(app_name=self.app_name, user_id=self.user_id, title=title),
         )
         return dict(json.loads(reply.session_json))
 
     async def get_formatted(self, session_id: str) -> dict[str, Any]:
-        reply = await self._call(self.stub.GetFormattedSession, self._ref(session_id))
+        reply = await self.call(self.stub.GetFormattedSession, self._ref(session_id))
         return dict(json.loads(reply.session_json))
 
     async def list_manifests(self) -> list[dict[str, Any]]:
-        reply = await self._call(
+        reply = await self.call(
             self.stub.ListManifests,
             pb.ListManifestsRequest(app_name=self.app_name, user_id=self.user_id),
         )
@@ -55,18 +55,18 @@ class SessionsClient(ServiceClient):
         ]
 
     async def rename(self, session_id: str, *, title: str) -> dict[str, Any]:
-        reply = await self._call(
+        reply = await self.call(
             self.stub.RenameSession, pb.RenameSessionRequest(ref=self._ref(session_id), title=title)
         )
         return dict(json.loads(reply.session_json))
 
     async def delete(self, session_id: str) -> None:
-        await self._call(
+        await self.call(
             self.stub.DeleteSession, pb.DeleteSessionRequest(ref=self._ref(session_id))
         )
 
     async def storage_stats(self) -> dict[str, Any]:
-        s = await self._call(self.stub.GetStorageStats, pb.GetStorageStatsRequest())
+        s = await self.call(self.stub.GetStorageStats, pb.GetStorageStatsRequest())
         return {
             "backend": s.backend,
             "location": s.location,
@@ -88,7 +88,7 @@ class SessionsClient(ServiceClient):
         reason: str,
         timeout: float = 600.0,
     ) -> dict[str, Any]:
-        r = await self._call(
+        r = await self.call(
             self.stub.RunMaintenance,
             pb.RunMaintenanceRequest(
                 app_name=self.app_name,
@@ -114,7 +114,7 @@ class SessionsClient(ServiceClient):
         }
 
     async def use_data_dir(self, zotero_data_dir: str) -> tuple[str, bool]:
-        reply = await self._call(
+        reply = await self.call(
             self.stub.UseDataDir, pb.UseDataDirRequest(zotero_data_dir=zotero_data_dir)
         )
         return reply.location, reply.changed

@@ -36,8 +36,7 @@ def _session_from(reply: pb.SessionReply) -> Session:
 
 class RemoteSessionService(BaseSessionService):
     def __init__(self, address: str, *, timeout: float = 10.0) -> None:
-        self._client = ServiceClient(address, timeout=timeout)
-        self._client.peer = "sessions"
+        self._client = ServiceClient(address, timeout=timeout, peer="sessions")
         self._stub = pb_grpc.SessionServiceStub(self._client.channel)
 
     async def close(self) -> None:
@@ -52,7 +51,7 @@ class RemoteSessionService(BaseSessionService):
         session_id: str | None = None,
     ) -> Session:
         try:
-            reply = await self._client._call(
+            reply = await self._client.call(
                 self._stub.CreateSession,
                 pb.CreateSessionRequest(
                     app_name=app_name,
@@ -74,7 +73,7 @@ class RemoteSessionService(BaseSessionService):
         config: GetSessionConfig | None = None,
     ) -> Session | None:
         try:
-            reply = await self._client._call(
+            reply = await self._client.call(
                 self._stub.GetSession,
                 pb.GetSessionRequest(
                     ref=pb.SessionRef(app_name=app_name, user_id=user_id, session_id=session_id),
@@ -88,7 +87,7 @@ class RemoteSessionService(BaseSessionService):
     async def list_sessions(
         self, *, app_name: str, user_id: str | None = None
     ) -> ListSessionsResponse:
-        reply = await self._client._call(
+        reply = await self._client.call(
             self._stub.ListSessions,
             pb.ListSessionsRequest(app_name=app_name, user_id=user_id or ""),
         )
@@ -98,7 +97,7 @@ class RemoteSessionService(BaseSessionService):
 
     async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> None:
         try:
-            await self._client._call(
+            await self._client.call(
                 self._stub.DeleteSession,
                 pb.DeleteSessionRequest(
                     ref=pb.SessionRef(app_name=app_name, user_id=user_id, session_id=session_id)
@@ -113,7 +112,7 @@ class RemoteSessionService(BaseSessionService):
         self._apply_temp_state(session, event)
         event = self._trim_temp_delta_state(event)
         try:
-            reply = await self._client._call(
+            reply = await self._client.call(
                 self._stub.AppendEvent,
                 pb.AppendEventRequest(
                     ref=pb.SessionRef(

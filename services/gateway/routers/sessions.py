@@ -63,9 +63,14 @@ async def rename_session(
 
 @router.delete("/{session_id}", summary="Delete a session and its history")
 async def delete_session(state: State, session_id: SessionId) -> dict[str, Any]:
-    if await state.chat_lock.is_locked(session_id):
+    try:
+        held = await state.chat_lock.acquire(session_id)
+    except SessionBusy:
         raise SessionBusy(
             "A chat is running on this session; wait for it to finish or stop it, then delete."
-        )
-    await state.sessions.delete(session_id)
+        ) from None
+    try:  # holding the lock: no chat can start on the session while it is deleted
+        await state.sessions.delete(session_id)
+    finally:
+        await state.chat_lock.release(held)
     return {"status": "success"}
