@@ -36,10 +36,14 @@ class GrpcServiceRuntime:
     def address(self) -> str:
         return f"{self.host}:{self.grpc_port}"
 
-    async def start(self) -> None:
+    async def start(self, *, serving: bool = True) -> None:
+        """Start both servers. ``serving=False`` keeps grpc health NOT_SERVING from the first
+        call on (e.g. while models load); the service calls ``grpc.set_serving(True)`` later."""
+        if not serving:
+            await self.grpc.set_serving(False)
         await self.grpc.start()
         await self.admin.start()
-        await self.grpc.set_serving(True)
+        await self.grpc.set_serving(serving)
         logger.info(
             "%s serving gRPC on %s (admin http://%s:%d)",
             self.service,

@@ -1,2 +1,2 @@
-"""The reranker service (not built yet): cross-encoder reranking and text embeddings; the only
-process that loads ML models."""
+"""The reranker service: cross-encoder reranking and text embeddings over gRPC, with dynamic
+batching; the only process that loads ML models."""
