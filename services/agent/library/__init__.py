@@ -1,0 +1,1 @@
+"""The library index: reading Zotero, extracting text, chunking, hybrid search."""

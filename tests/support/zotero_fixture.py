@@ -1,0 +1,687 @@
+"""A Zotero-shaped data directory built from real PDFs, and helpers that change it like Zotero.
+
+``build_zotero_library`` writes ``<dest>/zotero.sqlite`` and ``<dest>/storage/<key>/<file>``:
+one ``journalArticle`` per row of the papers' ``manifest.tsv`` with its creators, date,
+publicationTitle and tags, each with a child PDF attachment stored the way Zotero stores an
+imported file; two collections with a sub-collection; and the zoo paper in the trash.
+
+The schema is a verbatim subset of Zotero 7.0's ``resource/schema/userdata.sql`` (userdata
+schema 123, tag 7.0.32): exactly the tables ``services.agent.library.zotero`` reads. Item types,
+fields and creator types carry the ids of Zotero's classic ``system.sql`` (databases created
+before Zotero 5.0.78 keep them; newer installs assign ids at first start, which is why the
+reader looks them up by name). Keys are 8 characters of Zotero's key alphabet, derived from
+the file name, so every build has the same keys.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import dataclasses
+import datetime
+import hashlib
+import os
+import pathlib
+import random
+import shutil
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+
+import pytest
+
+PAPERS_DIR_ENV = "ZOCRATES_TEST_PAPERS_DIR"
+REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
+USER_LIBRARY_ID = 1
+TRASHED_FILE = "zoo__zoo.pdf"
+KEY_ALPHABET = "23456789ABCDEFGHIJKLMNPQRSTUVWXYZ"  # Zotero.Utilities.generateObjectKey
+ATTACHMENT_TITLE = "Full Text PDF"
+_EPOCH = datetime.datetime(2024, 5, 1, 9, 0, 0)
+_TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
+
+# name -> (parent name or None, Debian packages whose papers it holds directly)
+COLLECTIONS: dict[str, tuple[str | None, tuple[str, ...]]] = {
+    "Mixed models": (None, ("r-cran-lme4", "r-cran-ordinal")),
+    "Bayesian": ("Mixed models", ("r-cran-brms",)),
+    "Econometrics": (
+        None,
+        ("r-cran-sandwich", "r-cran-lmtest", "r-cran-aer", "r-cran-strucchange"),
+    ),
+}
+
+# Classic ids from Zotero's system.sql (schema 32, before the global schema moved to JSON).
+ITEM_TYPES = {"note": 1, "book": 2, "bookSection": 3, "journalArticle": 4, "thesis": 7}
+ITEM_TYPES |= {"webpage": 13, "attachment": 14, "report": 15, "conferencePaper": 33}
+FIELDS = {"url": 1, "volume": 4, "issue": 5, "publisher": 8, "pages": 10, "publicationTitle": 12}
+FIELDS |= {"ISSN": 13, "date": 14, "extra": 22, "journalAbbreviation": 25, "DOI": 26}
+FIELDS |= {"accessDate": 27, "institution": 31, "language": 87, "university": 89}
+FIELDS |= {"abstractNote": 90, "websiteTitle": 91, "title": 110, "proceedingsTitle": 114}
+FIELDS |= {"bookTitle": 115, "shortTitle": 116}
+CREATOR_TYPES = {"author": 1, "contributor": 2, "editor": 3, "translator": 4, "seriesEditor": 5}
+
+SCHEMA = """
+CREATE TABLE itemTypes (
+    itemTypeID INTEGER PRIMARY KEY,
+    typeName TEXT,
+    templateItemTypeID INT,
+    display INT DEFAULT 1 -- 0 == hide, 1 == display, 2 == primary
+);
+CREATE TABLE itemTypesCombined (
+    itemTypeID INT NOT NULL,
+    typeName TEXT NOT NULL,
+    display INT DEFAULT 1 NOT NULL,
+    custom INT NOT NULL,
+    PRIMARY KEY (itemTypeID)
+);
+CREATE TABLE fields (
+    fieldID INTEGER PRIMARY KEY,
+    fieldName TEXT,
+    fieldFormatID INT,
+    FOREIGN KEY (fieldFormatID) REFERENCES fieldFormats(fieldFormatID)
+);
+CREATE TABLE fieldsCombined (
+    fieldID INT NOT NULL,
+    fieldName TEXT NOT NULL,
+    label TEXT,
+    fieldFormatID INT,
+    custom INT NOT NULL,
+    PRIMARY KEY (fieldID)
+);
+CREATE TABLE creatorTypes (
+    creatorTypeID INTEGER PRIMARY KEY,
+    creatorType TEXT
+);
+CREATE TABLE version (
+    schema TEXT PRIMARY KEY,
+    version INT NOT NULL
+);
+CREATE INDEX schema ON version(schema);
+CREATE TABLE items (
+    itemID INTEGER PRIMARY KEY,
+    itemTypeID INT NOT NULL,
+    dateAdded TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    dateModified TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    clientDateModified TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    libraryID INT NOT NULL,
+    key TEXT NOT NULL,
+    version INT NOT NULL DEFAULT 0,
+    synced INT NOT NULL DEFAULT 0,
+    UNIQUE (libraryID, key),
+    FOREIGN KEY (libraryID) REFERENCES libraries(libraryID) ON DELETE CASCADE
+);
+CREATE INDEX items_synced ON items(synced);
+CREATE TABLE itemDataValues (
+    valueID INTEGER PRIMARY KEY,
+    value UNIQUE
+);
+CREATE TABLE itemData (
+    itemID INT,
+    fieldID INT,
+    valueID,
+    PRIMARY KEY (itemID, fieldID),
+    FOREIGN KEY (itemID) REFERENCES items(itemID) ON DELETE CASCADE,
+    FOREIGN KEY (fieldID) REFERENCES fieldsCombined(fieldID),
+    FOREIGN KEY (valueID) REFERENCES itemDataValues(valueID)
+);
+CREATE INDEX itemData_fieldID ON itemData(fieldID);
+CREATE INDEX itemData_valueID ON itemData(valueID);
+CREATE TABLE itemAttachments (
+    itemID INTEGER PRIMARY KEY,
+    parentItemID INT,
+    linkMode INT,
+    contentType TEXT,
+    charsetID INT,
+    path TEXT,
+    syncState INT DEFAULT 0,
+    storageModTime INT,
+    storageHash TEXT,
+    lastProcessedModificationTime INT,
+    FOREIGN KEY (itemID) REFERENCES items(itemID) ON DELETE CASCADE,
+    FOREIGN KEY (parentItemID) REFERENCES items(itemID) ON DELETE CASCADE,
+    FOREIGN KEY (charsetID) REFERENCES charsets(charsetID) ON DELETE SET NULL
+);
+CREATE INDEX itemAttachments_parentItemID ON itemAttachments(parentItemID);
+CREATE INDEX itemAttachments_charsetID ON itemAttachments(charsetID);
+CREATE INDEX itemAttachments_contentType ON itemAttachments(contentType);
+CREATE INDEX itemAttachments_syncState ON itemAttachments(syncState);
+CREATE INDEX itemAttachments_lastProcessedModificationTime
+    ON itemAttachments(lastProcessedModificationTime);
+CREATE TABLE tags (
+    tagID INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE
+);
+CREATE TABLE itemTags (
+    itemID INT NOT NULL,
+    tagID INT NOT NULL,
+    type INT NOT NULL,
+    PRIMARY KEY (itemID, tagID),
+    FOREIGN KEY (itemID) REFERENCES items(itemID) ON DELETE CASCADE,
+    FOREIGN KEY (tagID) REFERENCES tags(tagID) ON DELETE CASCADE
+);
+CREATE INDEX itemTags_tagID ON itemTags(tagID);
+CREATE TABLE creators (
+    creatorID INTEGER PRIMARY KEY,
+    firstName TEXT,
+    lastName TEXT,
+    fieldMode INT,
+    UNIQUE (lastName, firstName, fieldMode)
+);
+CREATE TABLE itemCreators (
+    itemID INT NOT NULL,
+    creatorID INT NOT NULL,
+    creatorTypeID INT NOT NULL DEFAULT 1,
+    orderIndex INT NOT NULL DEFAULT 0,
+    PRIMARY KEY (itemID, creatorID, creatorTypeID, orderIndex),
+    UNIQUE (itemID, orderIndex),
+    FOREIGN KEY (itemID) REFERENCES items(itemID) ON DELETE CASCADE,
+    FOREIGN KEY (creatorID) REFERENCES creators(creatorID) ON DELETE CASCADE,
+    FOREIGN KEY (creatorTypeID) REFERENCES creatorTypes(creatorTypeID)
+);
+CREATE INDEX itemCreators_creatorTypeID ON itemCreators(creatorTypeID);
+CREATE TABLE collections (
+    collectionID INTEGER PRIMARY KEY,
+    collectionName TEXT NOT NULL,
+    parentCollectionID INT DEFAULT NULL,
+    clientDateModified TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    libraryID INT NOT NULL,
+    key TEXT NOT NULL,
+    version INT NOT NULL DEFAULT 0,
+    synced INT NOT NULL DEFAULT 0,
+    UNIQUE (libraryID, key),
+    FOREIGN KEY (libraryID) REFERENCES libraries(libraryID) ON DELETE CASCADE,
+    FOREIGN KEY (parentCollectionID) REFERENCES collections(collectionID) ON DELETE CASCADE
+);
+CREATE INDEX collections_synced ON collections(synced);
+CREATE TABLE collectionItems (
+    collectionID INT NOT NULL,
+    itemID INT NOT NULL,
+    orderIndex INT NOT NULL DEFAULT 0,
+    PRIMARY KEY (collectionID, itemID),
+    FOREIGN KEY (collectionID) REFERENCES collections(collectionID) ON DELETE CASCADE,
+    FOREIGN KEY (itemID) REFERENCES items(itemID) ON DELETE CASCADE
+);
+CREATE INDEX collectionItems_itemID ON collectionItems(itemID);
+CREATE TABLE deletedCollections (
+    collectionID INTEGER PRIMARY KEY,
+    dateDeleted DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    FOREIGN KEY (collectionID) REFERENCES collections(collectionID) ON DELETE CASCADE
+);
+CREATE INDEX deletedCollections_dateDeleted ON deletedCollections(dateDeleted);
+CREATE TABLE deletedItems (
+    itemID INTEGER PRIMARY KEY,
+    dateDeleted DEFAULT CURRENT_TIMESTAMP NOT NULL,
+    FOREIGN KEY (itemID) REFERENCES items(itemID) ON DELETE CASCADE
+);
+CREATE INDEX deletedItems_dateDeleted ON deletedItems(dateDeleted);
+CREATE TABLE libraries (
+    libraryID INTEGER PRIMARY KEY,
+    type TEXT NOT NULL,
+    editable INT NOT NULL,
+    filesEditable INT NOT NULL,
+    version INT NOT NULL DEFAULT 0,
+    storageVersion INT NOT NULL DEFAULT 0,
+    lastSync INT NOT NULL DEFAULT 0,
+    archived INT NOT NULL DEFAULT 0
+);
+CREATE TABLE groups (
+    groupID INTEGER PRIMARY KEY,
+    libraryID INT NOT NULL UNIQUE,
+    name TEXT NOT NULL,
+    description TEXT NOT NULL,
+    version INT NOT NULL,
+    FOREIGN KEY (libraryID) REFERENCES libraries(libraryID) ON DELETE CASCADE
+);
+"""
+
+
+@dataclasses.dataclass(frozen=True)
+class Paper:
+    """One row of ``manifest.tsv``; ``creators`` are "Last, First" strings in order."""
+
+    file: str
+    debian_package: str
+    title: str
+    creators: tuple[str, ...]
+    year: int
+    publication: str
+
+    @property
+    def r_package(self) -> str:
+        return self.file.split("__", 1)[0]
+
+
+def zotero_key(seed: str) -> str:
+    """A Zotero-shaped key (8 characters of Zotero's alphabet), the same for the same seed."""
+    rng = random.Random(hashlib.sha256(seed.encode()).digest())
+    return "".join(rng.choice(KEY_ALPHABET) for _ in range(8))
+
+
+def paper_item_key(file: str) -> str:
+    return zotero_key(f"item:{file}")
+
+
+def paper_attachment_key(file: str) -> str:
+    return zotero_key(f"attachment:{file}")
+
+
+def collection_key(name: str) -> str:
+    return zotero_key(f"collection:{name}")
+
+
+def default_papers_dir() -> pathlib.Path:
+    """``$ZOCRATES_TEST_PAPERS_DIR``, else ``<repo>/../shared/data/papers``; fails if missing."""
+    papers_dir = pathlib.Path(
+        os.environ.get(PAPERS_DIR_ENV) or REPO_ROOT.parent / "shared" / "data" / "papers"
+    )
+    if not (papers_dir / "manifest.tsv").is_file():
+        pytest.fail(
+            f"The test papers are missing: no manifest.tsv in {papers_dir}. Set "
+            f"{PAPERS_DIR_ENV} to the folder of the 38 PDFs and their manifest.tsv."
+        )
+    return papers_dir
+
+
+def read_manifest(papers_dir: pathlib.Path | None = None) -> list[Paper]:
+    papers_dir = papers_dir or default_papers_dir()
+    with (papers_dir / "manifest.tsv").open(encoding="utf-8", newline="") as handle:
+        return [
+            Paper(
+                file=row["file"],
+                debian_package=row["debian_package"],
+                title=row["title"],
+                creators=tuple(c.strip() for c in row["creators"].split(";") if c.strip()),
+                year=int(row["year"]),
+                publication=row["publication"],
+            )
+            for row in csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
+        ]
+
+
+def build_zotero_library(
+    dest: pathlib.Path, *, papers_dir: pathlib.Path | None = None, limit: int | None = None
+) -> pathlib.Path:
+    """Create a Zotero data directory at ``dest`` from the first ``limit`` papers; returns it."""
+    papers_dir = papers_dir or default_papers_dir()
+    papers = read_manifest(papers_dir)[:limit]
+    (dest / "storage").mkdir(parents=True, exist_ok=True)
+    if (dest / "zotero.sqlite").exists():
+        raise FileExistsError(f"{dest / 'zotero.sqlite'} already exists")
+    with _connect(dest) as conn:
+        conn.executescript(SCHEMA)
+        _insert_lookups(conn)
+        item_ids: dict[str, int] = {}
+        for index, paper in enumerate(papers):
+            when = (_EPOCH + datetime.timedelta(minutes=index)).strftime(_TIME_FORMAT)
+            item_ids[paper.file] = _insert_item(
+                conn,
+                key=paper_item_key(paper.file),
+                item_type="journalArticle",
+                fields={
+                    "title": paper.title,
+                    "date": f"{paper.year}-00-00 {paper.year}",  # Zotero's multipart date
+                    "publicationTitle": paper.publication,
+                },
+                creators=paper.creators,
+                tags=[(paper.debian_package, 0), (paper.r_package, 0), ("R", 1)],
+                when=when,
+            )
+            _insert_attachment(
+                conn,
+                dest,
+                key=paper_attachment_key(paper.file),
+                parent_id=item_ids[paper.file],
+                source=papers_dir / paper.file,
+                when=when,
+            )
+        collection_ids: dict[str, int] = {}
+        for name, (parent, packages) in COLLECTIONS.items():
+            collection_ids[name] = (
+                conn.execute(
+                    "INSERT INTO collections (collectionName, parentCollectionID, libraryID, key) "
+                    "VALUES (?, ?, ?, ?)",
+                    (name, collection_ids.get(parent or ""), USER_LIBRARY_ID, collection_key(name)),
+                ).lastrowid
+                or 0
+            )
+            members = [item_ids[p.file] for p in papers if p.debian_package in packages]
+            conn.executemany(
+                "INSERT INTO collectionItems (collectionID, itemID, orderIndex) VALUES (?, ?, ?)",
+                [(collection_ids[name], item_id, i) for i, item_id in enumerate(members)],
+            )
+    if TRASHED_FILE in item_ids:
+        trash_item(dest, paper_item_key(TRASHED_FILE))
+    return dest
+
+
+def add_journal_article(
+    zotero_dir: pathlib.Path,
+    *,
+    key: str,
+    title: str,
+    creators: Sequence[str] = (),
+    year: int | None = None,
+    publication: str | None = None,
+    library_id: int = USER_LIBRARY_ID,
+    pdf: pathlib.Path | None = None,
+) -> str:
+    """Add a journal article (and a stored copy of ``pdf``, if given); returns its key."""
+    when = _now()
+    with _connect(zotero_dir) as conn:
+        fields = {"title": title, "publicationTitle": publication}
+        if year is not None:
+            fields["date"] = f"{year}-00-00 {year}"
+        item_id = _insert_item(
+            conn,
+            key=key,
+            item_type="journalArticle",
+            fields=fields,
+            creators=creators,
+            tags=[],
+            when=when,
+            library_id=library_id,
+        )
+        if pdf is not None:
+            _insert_attachment(
+                conn,
+                zotero_dir,
+                key=zotero_key(f"attachment:{key}"),
+                parent_id=item_id,
+                source=pdf,
+                when=when,
+                library_id=library_id,
+            )
+    return key
+
+
+def add_standalone_pdf(
+    zotero_dir: pathlib.Path, pdf: pathlib.Path, *, library_id: int = USER_LIBRARY_ID
+) -> str:
+    """Add ``pdf`` as a stored file with no parent item (Zotero's title: the file name)."""
+    key = zotero_key(f"standalone:{pdf.name}:{library_id}")
+    with _connect(zotero_dir) as conn:
+        _insert_attachment(
+            conn,
+            zotero_dir,
+            key=key,
+            parent_id=None,
+            source=pdf,
+            when=_now(),
+            library_id=library_id,
+            title=pdf.name,
+        )
+    return key
+
+
+def add_linked_pdf(zotero_dir: pathlib.Path, parent_key: str | None, stored_path: str) -> str:
+    """Add a linked-file attachment (linkMode 2) whose ``itemAttachments.path`` is
+    ``stored_path`` verbatim: an absolute path or ``attachments:<relative path>``."""
+    key = zotero_key(f"linked:{parent_key}:{stored_path}")
+    with _connect(zotero_dir) as conn:
+        parent_id = _item_id(conn, parent_key) if parent_key else None
+        item_id = _insert_item(
+            conn,
+            key=key,
+            item_type="attachment",
+            fields={"title": pathlib.PurePath(stored_path).name},
+            creators=(),
+            tags=[],
+            when=_now(),
+        )
+        conn.execute(
+            "INSERT INTO itemAttachments (itemID, parentItemID, linkMode, contentType, path) "
+            "VALUES (?, ?, 2, 'application/pdf', ?)",
+            (item_id, parent_id, stored_path),
+        )
+    return key
+
+
+def add_group_library(zotero_dir: pathlib.Path, *, group_id: int, name: str) -> int:
+    """Add a group library the way sync creates one; returns its libraryID."""
+    with _connect(zotero_dir) as conn:
+        library_id = conn.execute(
+            "INSERT INTO libraries (type, editable, filesEditable) VALUES ('group', 1, 1)"
+        ).lastrowid
+        conn.execute(
+            "INSERT INTO groups (groupID, libraryID, name, description, version) "
+            "VALUES (?, ?, ?, '', 0)",
+            (group_id, library_id, name),
+        )
+    return int(library_id or 0)
+
+
+def set_item_field(zotero_dir: pathlib.Path, item_key: str, field: str, value: str) -> None:
+    """Set one field (``DOI``, ``abstractNote``, ``extra`` ...) of an item."""
+    with _connect(zotero_dir) as conn:
+        item_id = _item_id(conn, item_key)
+        conn.execute(
+            "DELETE FROM itemData WHERE itemID = ? AND fieldID = ?", (item_id, FIELDS[field])
+        )
+        _insert_fields(conn, item_id, {field: value})
+
+
+def touch_attachment(zotero_dir: pathlib.Path, item_key: str) -> None:
+    """Rewrite the item's PDFs with different bytes (same content plus a PDF comment after
+    ``%%EOF``) and bump ``dateModified`` of the attachments and the item.
+
+    Real Zotero leaves ``dateModified`` alone when another program edits a PDF; the bump is
+    here so tests can exercise both signals. The file's size and mtime change either way."""
+    with _connect(zotero_dir) as conn:
+        for _, path in _pdf_files(conn, zotero_dir, item_key):
+            data = path.read_bytes()
+            path.write_bytes(data + b"\n%% zocrates-touch %d\n" % data.count(b"zocrates-touch"))
+        ids = [_item_id(conn, item_key)]
+        ids += [row[0] for row in conn.execute(_CHILDREN_SQL, (ids[0],))]
+        for item_id in ids:
+            (old,) = conn.execute(
+                "SELECT dateModified FROM items WHERE itemID = ?", (item_id,)
+            ).fetchone()
+            later = datetime.datetime.strptime(old, _TIME_FORMAT) + datetime.timedelta(seconds=1)
+            stamp = max(later.strftime(_TIME_FORMAT), _now())
+            conn.execute(
+                "UPDATE items SET dateModified = ?, clientDateModified = ?, synced = 0 "
+                "WHERE itemID = ?",
+                (stamp, stamp, item_id),
+            )
+
+
+def trash_item(zotero_dir: pathlib.Path, item_key: str) -> None:
+    """Move an item (regular or attachment) to the trash, as ``Zotero.Items.trash`` does:
+    only the item itself goes into ``deletedItems``."""
+    with _connect(zotero_dir) as conn:
+        item_id = _item_id(conn, item_key)
+        conn.execute(
+            "UPDATE items SET synced = 0, clientDateModified = CURRENT_TIMESTAMP WHERE itemID = ?",
+            (item_id,),
+        )
+        conn.execute("INSERT OR IGNORE INTO deletedItems (itemID) VALUES (?)", (item_id,))
+
+
+def trash_collection(zotero_dir: pathlib.Path, key: str) -> None:
+    with _connect(zotero_dir) as conn:
+        conn.execute(
+            "INSERT OR IGNORE INTO deletedCollections (collectionID) "
+            "SELECT collectionID FROM collections WHERE key = ?",
+            (key,),
+        )
+
+
+def remove_attachment_file(zotero_dir: pathlib.Path, item_key: str) -> list[pathlib.Path]:
+    """Delete the PDF files of an item (or of one attachment) but keep the database rows."""
+    with _connect(zotero_dir) as conn:
+        paths = [path for _, path in _pdf_files(conn, zotero_dir, item_key)]
+    for path in paths:
+        path.unlink()
+    return paths
+
+
+def write_ft_cache(zotero_dir: pathlib.Path, item_key: str, text: str) -> pathlib.Path:
+    """Write Zotero's full-text cache of the item's first PDF attachment; returns its path."""
+    with _connect(zotero_dir) as conn:
+        attachment_key = next(key for key, _ in _pdf_files(conn, zotero_dir, item_key))
+    path = zotero_dir / "storage" / attachment_key / ".zotero-ft-cache"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+_CHILDREN_SQL = "SELECT itemID FROM itemAttachments WHERE parentItemID = ? ORDER BY itemID"
+
+
+@contextlib.contextmanager
+def _connect(zotero_dir: pathlib.Path) -> Iterator[sqlite3.Connection]:
+    """One transaction on ``zotero.sqlite``, committed on success, then closed."""
+    conn = sqlite3.connect(zotero_dir / "zotero.sqlite")
+    try:
+        with conn:
+            yield conn
+    finally:
+        conn.close()
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.UTC).strftime(_TIME_FORMAT)
+
+
+def _item_id(conn: sqlite3.Connection, key: str) -> int:
+    row = conn.execute("SELECT itemID FROM items WHERE key = ?", (key,)).fetchone()
+    if row is None:
+        raise KeyError(f"no Zotero item with key {key}")
+    return int(row[0])
+
+
+def _pdf_files(
+    conn: sqlite3.Connection, zotero_dir: pathlib.Path, item_key: str
+) -> list[tuple[str, pathlib.Path]]:
+    """(attachment key, file path) of the item's stored or absolute-linked PDFs, or of the
+    attachment itself when ``item_key`` names one."""
+    item_id = _item_id(conn, item_key)
+    rows = conn.execute(
+        "SELECT items.key, itemAttachments.path FROM itemAttachments "
+        "JOIN items ON items.itemID = itemAttachments.itemID "
+        "WHERE (itemAttachments.itemID = ? OR itemAttachments.parentItemID = ?) "
+        "AND itemAttachments.contentType = 'application/pdf' ORDER BY itemAttachments.itemID",
+        (item_id, item_id),
+    ).fetchall()
+    files = []
+    for key, stored in rows:
+        if stored.startswith("storage:"):
+            files.append((key, zotero_dir / "storage" / key / stored.removeprefix("storage:")))
+        elif os.path.isabs(stored):
+            files.append((key, pathlib.Path(stored)))
+    return files
+
+
+def _insert_lookups(conn: sqlite3.Connection) -> None:
+    conn.executemany("INSERT INTO version VALUES (?, ?)", [("system", 32), ("userdata", 123)])
+    display = {"note": 0, "attachment": 0, "webpage": 0, "book": 2, "journalArticle": 2}
+    conn.executemany(
+        "INSERT INTO itemTypes VALUES (?, ?, NULL, ?)",
+        [(i, name, display.get(name, 1)) for name, i in ITEM_TYPES.items()],
+    )
+    conn.executemany("INSERT INTO fields VALUES (?, ?, NULL)", [(i, n) for n, i in FIELDS.items()])
+    conn.executemany(
+        "INSERT INTO creatorTypes VALUES (?, ?)", [(i, n) for n, i in CREATOR_TYPES.items()]
+    )
+    # What Zotero's _updateCustomTables() does at every start (no custom types here).
+    conn.execute(
+        "INSERT INTO itemTypesCombined SELECT itemTypeID, typeName, display, 0 FROM itemTypes"
+    )
+    conn.execute(
+        "INSERT INTO fieldsCombined SELECT fieldID, fieldName, NULL, fieldFormatID, 0 FROM fields"
+    )
+    conn.execute(
+        "INSERT INTO libraries (libraryID, type, editable, filesEditable) VALUES (?, 'user', 1, 1)",
+        (USER_LIBRARY_ID,),
+    )
+
+
+def _insert_item(
+    conn: sqlite3.Connection,
+    *,
+    key: str,
+    item_type: str,
+    fields: dict[str, str | None],
+    creators: Iterable[str],
+    tags: Iterable[tuple[str, int]],
+    when: str,
+    library_id: int = USER_LIBRARY_ID,
+) -> int:
+    item_id = conn.execute(
+        "INSERT INTO items (itemTypeID, dateAdded, dateModified, clientDateModified, libraryID, "
+        "key) VALUES (?, ?, ?, ?, ?, ?)",
+        (ITEM_TYPES[item_type], when, when, when, library_id, key),
+    ).lastrowid
+    assert item_id is not None
+    _insert_fields(conn, item_id, fields)
+    for index, name in enumerate(creators):
+        last, sep, first = (part.strip() for part in name.partition(","))
+        mode = 0 if sep else 1  # 1: single-field name, kept in lastName
+        conn.execute(
+            "INSERT OR IGNORE INTO creators (firstName, lastName, fieldMode) VALUES (?, ?, ?)",
+            (first, last, mode),
+        )
+        (creator_id,) = conn.execute(
+            "SELECT creatorID FROM creators WHERE firstName = ? AND lastName = ? AND fieldMode = ?",
+            (first, last, mode),
+        ).fetchone()
+        conn.execute(
+            "INSERT INTO itemCreators VALUES (?, ?, ?, ?)",
+            (item_id, creator_id, CREATOR_TYPES["author"], index),
+        )
+    for tag, tag_type in tags:  # type 0: added by the user, 1: automatic
+        conn.execute("INSERT OR IGNORE INTO tags (name) VALUES (?)", (tag,))
+        conn.execute(
+            "INSERT INTO itemTags SELECT ?, tagID, ? FROM tags WHERE name = ?",
+            (item_id, tag_type, tag),
+        )
+    return item_id
+
+
+def _insert_fields(conn: sqlite3.Connection, item_id: int, fields: dict[str, str | None]) -> None:
+    for field, value in fields.items():
+        if value is None or field not in FIELDS:
+            continue
+        conn.execute("INSERT OR IGNORE INTO itemDataValues (value) VALUES (?)", (value,))
+        conn.execute(
+            "INSERT INTO itemData SELECT ?, ?, valueID FROM itemDataValues WHERE value = ?",
+            (item_id, FIELDS[field], value),
+        )
+
+
+def _insert_attachment(
+    conn: sqlite3.Connection,
+    zotero_dir: pathlib.Path,
+    *,
+    key: str,
+    parent_id: int | None,
+    source: pathlib.Path,
+    when: str,
+    library_id: int = USER_LIBRARY_ID,
+    title: str = ATTACHMENT_TITLE,
+) -> int:
+    """An imported file (linkMode 0) whose copy lives in ``storage/<key>/<file name>``."""
+    target = zotero_dir / "storage" / key / source.name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(source, target)
+    item_id = _insert_item(
+        conn,
+        key=key,
+        item_type="attachment",
+        fields={"title": title},
+        creators=(),
+        tags=[],
+        when=when,
+        library_id=library_id,
+    )
+    conn.execute(
+        "INSERT INTO itemAttachments (itemID, parentItemID, linkMode, contentType, charsetID, "
+        "path, syncState, storageModTime, storageHash) VALUES (?, ?, 0, 'application/pdf', NULL, "
+        "?, 0, ?, ?)",
+        (
+            item_id,
+            parent_id,
+            f"storage:{source.name}",
+            target.stat().st_mtime_ns // 1_000_000,
+            hashlib.md5(target.read_bytes()).hexdigest(),
+        ),
+    )
+    return item_id
