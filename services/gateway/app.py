@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 from fastapi import Depends, FastAPI
 from fastapi.security import HTTPBearer
 
+from services.agent.client import AgentClient
 from services.common.app_config import ConfigStore
 from services.common.errors import ZocratesError
 from services.gateway.auth import TOKEN_FILE_NAME, ensure_token_file
@@ -17,7 +18,7 @@ from services.gateway.config import GatewaySettings
 from services.gateway.errors import install_error_handlers
 from services.gateway.locks.factory import make_chat_lock
 from services.gateway.middleware import GatewayMiddleware
-from services.gateway.routers import sessions, system
+from services.gateway.routers import library, sessions, system
 from services.gateway.state import GatewayState
 from services.sessions.client import SessionsClient
 
@@ -63,6 +64,7 @@ def create_app(settings: GatewaySettings) -> FastAPI:
                 user_id=settings.user_id,
                 timeout=settings.rpc_timeout_seconds,
             ),
+            agent=AgentClient(settings.agent_addr, timeout=max(30.0, settings.rpc_timeout_seconds)),
             chat_lock=make_chat_lock(
                 settings.redis_url,
                 key_prefix=settings.redis_key_prefix,
@@ -80,6 +82,7 @@ def create_app(settings: GatewaySettings) -> FastAPI:
                 await startup
             await state.chat_lock.close()
             await state.sessions.close()
+            await state.agent.close()
 
     app = FastAPI(
         title="Zocrates gateway",
@@ -94,6 +97,7 @@ def create_app(settings: GatewaySettings) -> FastAPI:
     install_error_handlers(app)
     app.include_router(system.router)
     app.include_router(sessions.router)
+    app.include_router(library.router)
     app.add_middleware(
         GatewayMiddleware,
         allowed_hosts=settings.allowed_hosts,

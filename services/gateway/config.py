@@ -20,6 +20,12 @@ class GatewaySettings(CommonSettings):
             "`zocrates run` sets it to 127.0.0.1:<base port + 1>."
         ),
     )
+    agent_addr: str = Field(
+        description=(
+            "host:port of the agent service (library index, research turns). "
+            "`zocrates run` sets it to 127.0.0.1:<base port + 2>."
+        ),
+    )
     redis_url: str | None = Field(
         default=None,
         description=(

@@ -52,11 +52,12 @@ class GatewayServer:
         state = getattr(self.app.state, "gateway", None)
         if state is None:
             return {"started": False}
-        sessions_ok, lock_ok = await asyncio.gather(
-            state.sessions.healthy(), state.chat_lock.ping()
+        sessions_ok, agent_ok, lock_ok = await asyncio.gather(
+            state.sessions.healthy(), state.agent.healthy(), state.chat_lock.ping()
         )
         return {
             "sessions": sessions_ok,
+            "agent": agent_ok,
             "chat_lock": lock_ok,
             "startup_maintenance": state.startup_done.is_set(),
         }

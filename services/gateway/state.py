@@ -8,6 +8,7 @@ import logging
 import pathlib
 from typing import Any
 
+from services.agent.client import AgentClient
 from services.common.app_config import ConfigStore, ZocratesConfig
 from services.gateway.config import GatewaySettings
 from services.gateway.locks.base_chat_lock import BaseChatLock
@@ -22,6 +23,7 @@ class GatewayState:
     data_dir: pathlib.Path
     token: str
     sessions: SessionsClient
+    agent: AgentClient
     chat_lock: BaseChatLock
     config_store: ConfigStore
     # Set once start-up maintenance has run (or failed open); chat waits for it.

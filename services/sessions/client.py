@@ -61,9 +61,7 @@ class SessionsClient(ServiceClient):
         return dict(json.loads(reply.session_json))
 
     async def delete(self, session_id: str) -> None:
-        await self.call(
-            self.stub.DeleteSession, pb.DeleteSessionRequest(ref=self._ref(session_id))
-        )
+        await self.call(self.stub.DeleteSession, pb.DeleteSessionRequest(ref=self._ref(session_id)))
 
     async def storage_stats(self) -> dict[str, Any]:
         s = await self.call(self.stub.GetStorageStats, pb.GetStorageStatsRequest())

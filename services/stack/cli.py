@@ -17,6 +17,7 @@ from typing import Any
 
 from services.common import ports
 from services.common.settings import DATA_FOLDER_NAME
+from services.stack.library_commands import add_commands as add_library_commands
 from services.stack.supervisor import ServiceSpec, Supervisor
 
 
@@ -26,14 +27,20 @@ def stack_specs(*, base_port: int, host: str) -> list[ServiceSpec]:
     def admin(service: str) -> str:
         return f"http://{host}:{ports.admin_port(base_port, service)}/readyz"
 
-    sessions_addr = f"{host}:{ports.service_port(base_port, 'sessions')}"
+    def addr(service: str) -> str:
+        return f"{host}:{ports.service_port(base_port, service)}"
+
     return [
+        ServiceSpec("reranker", "services.reranker", admin("reranker"), {}),
         ServiceSpec("sessions", "services.sessions", admin("sessions"), {}),
+        ServiceSpec(
+            "agent", "services.agent", admin("agent"), {"ZOCRATES_RERANKER_ADDR": addr("reranker")}
+        ),
         ServiceSpec(
             "gateway",
             "services.gateway",
             admin("gateway"),
-            {"ZOCRATES_SESSIONS_ADDR": sessions_addr},
+            {"ZOCRATES_SESSIONS_ADDR": addr("sessions"), "ZOCRATES_AGENT_ADDR": addr("agent")},
         ),
     ]
 
@@ -120,9 +127,11 @@ def main(argv: list[str] | None = None) -> None:
         default=None,
         help="Zotero data directory (default ZOCRATES_ZOTERO_DIR or ~/Zotero)",
     )
+    add_library_commands(sub)
     args = parser.parse_args(argv)
     if args.command == "run":
         sys.exit(asyncio.run(_run(args)))
+    sys.exit(args.handler(args))
 
 
 if __name__ == "__main__":

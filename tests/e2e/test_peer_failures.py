@@ -11,7 +11,7 @@ import httpx
 
 from services.common import ports
 from tests.support.ports import free_base_port
-from tests.support.processes import service_process, spawn, stop, wait_http
+from tests.support.processes import service_process, spawn, stop, wait_checks, wait_http
 
 
 def test_gateway_survives_the_sessions_service_dying_and_coming_back(
@@ -23,6 +23,7 @@ def test_gateway_survives_the_sessions_service_dying_and_coming_back(
         "ZOCRATES_PORT": str(base),
         "ZOCRATES_SESSIONS_ADDR": f"127.0.0.1:{ports.service_port(base, 'sessions')}",
         "ZOCRATES_RPC_TIMEOUT_SECONDS": "1.5",
+        "ZOCRATES_AGENT_ADDR": "127.0.0.1:9",  # no agent: the session API does not need it
     }
     sessions_ready = f"http://127.0.0.1:{ports.admin_port(base, 'sessions')}/readyz"
     gateway_ready = f"http://127.0.0.1:{ports.admin_port(base, 'gateway')}/readyz"
@@ -30,8 +31,8 @@ def test_gateway_survives_the_sessions_service_dying_and_coming_back(
     sessions = spawn("services.sessions", env, log=log)
     try:
         wait_http(sessions_ready, proc=sessions)
-        with service_process("services.gateway", env, log=log) as gateway:
-            wait_http(gateway_ready, proc=gateway)
+        with service_process("services.gateway", env, log=log):
+            wait_checks(gateway_ready, sessions=True, startup_maintenance=True)
             token = (tmp_path / "zocrates-data" / "gateway.token").read_text().strip()
             api = httpx.Client(
                 base_url=f"http://127.0.0.1:{base}",
@@ -57,13 +58,13 @@ def test_gateway_survives_the_sessions_service_dying_and_coming_back(
             assert down.status_code == 503, down.text
             assert down.json()["code"] == "sessions_unavailable"
             assert "sessions service" in down.json()["message"]
-            assert httpx.get(gateway_ready).status_code == 503
+            assert wait_checks(gateway_ready, timeout=5, sessions=False)
             assert api.get("/healthz").status_code == 200  # the gateway itself is alive
 
             # Restart: service and data come back without restarting the gateway.
             sessions = spawn("services.sessions", env, log=log)
             wait_http(sessions_ready, proc=sessions)
-            wait_http(gateway_ready, timeout=30)
+            wait_checks(gateway_ready, timeout=30, sessions=True)
             listed = api.get("/sessions")
             assert listed.status_code == 200
             assert [s["id"] for s in listed.json()["sessions"]] == [created["id"]]

@@ -15,7 +15,7 @@ from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_serv
 
 from services.common import ports
 from tests.support.ports import free_base_port
-from tests.support.processes import service_process, wait_http
+from tests.support.processes import service_process, wait_checks, wait_http
 
 
 class _Collector(trace_service_pb2_grpc.TraceServiceServicer):
@@ -52,6 +52,7 @@ def test_services_export_one_trace_across_the_gateway_and_sessions(tmp_path: pat
         "ZOCRATES_PORT": str(base),
         "ZOCRATES_SESSIONS_ADDR": f"127.0.0.1:{ports.service_port(base, 'sessions')}",
         "ZOCRATES_OTLP_ENDPOINT": f"http://127.0.0.1:{otlp_port}",
+        "ZOCRATES_AGENT_ADDR": "127.0.0.1:9",
     }
     log = tmp_path / "services.log"
     trace_id = "4bf92f3577b34da6a3ce929d0e0e4736"
@@ -60,9 +61,9 @@ def test_services_export_one_trace_across_the_gateway_and_sessions(tmp_path: pat
             wait_http(
                 f"http://127.0.0.1:{ports.admin_port(base, 'sessions')}/readyz", proc=sessions
             )
-            with service_process("services.gateway", env, log=log) as gateway:
-                wait_http(
-                    f"http://127.0.0.1:{ports.admin_port(base, 'gateway')}/readyz", proc=gateway
+            with service_process("services.gateway", env, log=log):
+                wait_checks(
+                    f"http://127.0.0.1:{ports.admin_port(base, 'gateway')}/readyz", sessions=True
                 )
                 token = (tmp_path / "zocrates-data" / "gateway.token").read_text().strip()
                 response = httpx.post(

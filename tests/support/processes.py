@@ -34,6 +34,21 @@ def wait_http(
     raise TimeoutError(f"{url} not ready after {timeout} s ({last})")
 
 
+def wait_checks(url: str, *, timeout: float = 60.0, **expected: bool) -> dict[str, bool]:
+    """Poll an admin /readyz until its ``checks`` include ``expected`` (whatever the others)."""
+    deadline = time.monotonic() + timeout
+    checks: dict[str, bool] = {}
+    while time.monotonic() < deadline:
+        try:
+            checks = httpx.get(url, timeout=1.0).json().get("checks", {})
+            if all(checks.get(k) is v for k, v in expected.items()):
+                return checks
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    raise TimeoutError(f"{url}: checks {checks} never matched {expected}")
+
+
 def spawn(module: str, env: dict[str, str], *, log: pathlib.Path) -> subprocess.Popen[bytes]:
     """Start ``python -m <module>`` with ``env`` on top of ours, output appended to ``log``."""
     with log.open("ab") as sink:

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import pathlib
 
+from services.agent.config import AgentSettings
 from services.common.app_config import ZocratesConfig
 from services.gateway.config import GatewaySettings
+from services.reranker.config import RerankerSettings
 from services.sessions.config import SessionsSettings
 
 README = (pathlib.Path(__file__).resolve().parents[3] / "README.md").read_text()
 
 
 def test_every_environment_variable_is_documented() -> None:
-    for settings in (GatewaySettings, SessionsSettings):
+    for settings in (GatewaySettings, SessionsSettings, AgentSettings, RerankerSettings):
         for name in settings.model_fields:
             assert f"`ZOCRATES_{name.upper()}`" in README, (
                 f"ZOCRATES_{name.upper()} missing from README"

@@ -1,0 +1,73 @@
+"""Shared by the benchmarks: the reranker as its own process (as deployed), a Zotero-shaped
+copy of the 38 papers, and a Library over them."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pathlib
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+
+import httpx
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from services.agent.library.library import Library
+from services.common import ports
+from services.reranker.client import RerankerClient
+from tests.support import zotero_fixture
+from tests.support.ports import free_base_port
+
+
+@contextlib.contextmanager
+def reranker_process(**env: str) -> Iterator[str]:
+    """``python -m services.reranker`` on free ports; yields its gRPC address once ready."""
+    base = free_base_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "services.reranker"],
+        env={**os.environ, "ZOCRATES_PORT": str(base), "ZOCRATES_LOG_LEVEL": "WARNING", **env},
+        cwd=ROOT,
+    )
+    ready = f"http://127.0.0.1:{ports.admin_port(base, 'reranker')}/readyz"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"reranker exited with {proc.returncode}")
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(ready, timeout=1).status_code == 200:
+                    break
+            if time.monotonic() > deadline:
+                raise RuntimeError("reranker not ready after 120 s")
+            time.sleep(0.2)
+        yield f"127.0.0.1:{ports.service_port(base, 'reranker')}"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def zotero_copy(workdir: pathlib.Path) -> pathlib.Path:
+    """The Zotero-shaped copy of the 38 papers under ``workdir`` (built once)."""
+    zotero_dir = workdir / "Zotero"
+    if not (zotero_dir / "zotero.sqlite").exists():
+        zotero_fixture.build_zotero_library(zotero_dir)
+    return zotero_dir
+
+
+async def open_library(
+    index_dir: pathlib.Path, zotero_dir: pathlib.Path, reranker: RerankerClient
+) -> Library:
+    models = await reranker.models()
+    library = Library(
+        index_dir=index_dir,
+        zotero_dir=zotero_dir,
+        embedder=reranker,
+        reranker=reranker,
+        embedding_model=str(models["embedding_model"]),
+    )
+    await library.open()
+    return library

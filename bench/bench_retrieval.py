@@ -1,0 +1,94 @@
+"""Retrieval quality on the 38 papers: recall@5 and recall@20 by page for keyword-only,
+dense-only, fused (reciprocal rank fusion) and fused + cross-encoder rerank, over the
+questions in bench/data/retrieval_questions.jsonl.
+
+A question counts as recalled at k when one of the top-k passages comes from the right paper
+and its page range covers one of the answer pages.
+
+    .venv/bin/python bench/bench_retrieval.py [--embedding-model NAME] [--workdir DIR] [--show-misses]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import pathlib
+import tempfile
+import time
+
+from _stack import ROOT, RerankerClient, open_library, reranker_process, zotero_copy
+
+from tests.support.zotero_fixture import paper_item_key
+
+QUESTIONS = ROOT / "bench" / "data" / "retrieval_questions.jsonl"
+MODES = [
+    ("keyword", {"mode": "keyword"}),
+    ("dense", {"mode": "dense"}),
+    ("fused (RRF)", {"mode": "hybrid"}),
+    ("fused + rerank", {"mode": "hybrid", "rerank": True}),
+]
+
+
+def _hit(question: dict, hits: list) -> int | None:  # type: ignore[type-arg]
+    """1-based rank of the first passage that answers, or None."""
+    key, pages = paper_item_key(question["file"]), set(question["pages"])
+    for rank, hit in enumerate(hits, 1):
+        if hit.item_key == key and pages & set(range(hit.page_start, hit.page_end + 1)):
+            return rank
+    return None
+
+
+async def run(args: argparse.Namespace) -> None:
+    questions = [json.loads(line) for line in QUESTIONS.read_text().splitlines() if line.strip()]
+    workdir = pathlib.Path(args.workdir or tempfile.mkdtemp(prefix="zocrates-bench-"))
+    zotero_dir = zotero_copy(workdir)
+    env = {"ZOCRATES_EMBEDDING_MODEL": args.embedding_model} if args.embedding_model else {}
+    with reranker_process(**env) as address:
+        reranker = RerankerClient(address, timeout=300)
+        model = (await reranker.models())["embedding_model"]
+        index_dir = workdir / f"index-{model.replace(':', '_').replace('/', '_')}"
+        library = await open_library(index_dir, zotero_dir, reranker)
+        async for _ in library.sync():
+            pass
+        print(
+            f"{len(questions)} questions over {len({q['file'] for q in questions})} papers; embedding model {model}"
+        )
+        print(f"{'retrieval':<16} {'recall@5':>9} {'recall@20':>10} {'MRR@20':>7} {'ms/query':>9}")
+        for label, options in MODES:
+            ranks: list[int | None] = []
+            started = time.perf_counter()
+            for q in questions:
+                hits = await library.search(q["question"], k=20, **options)
+                ranks.append(_hit(q, hits))
+            per_query = (time.perf_counter() - started) * 1000 / len(questions)
+            r5 = sum(1 for r in ranks if r is not None and r <= 5) / len(ranks)
+            r20 = sum(1 for r in ranks if r is not None) / len(ranks)
+            mrr = sum(1 / r for r in ranks if r is not None) / len(ranks)
+            print(f"{label:<16} {r5:>9.3f} {r20:>10.3f} {mrr:>7.3f} {per_query:>9.1f}")
+            if args.show_misses:
+                for q, r in zip(questions, ranks, strict=True):
+                    if r is None or r > 5:
+                        print(
+                            f"    miss@5 {q['id']} ({q['file']} p{q['pages']}): {q['question'][:90]}"
+                        )
+        library.close()
+        await reranker.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--embedding-model", default=None, help="reranker embedding model (default: the service's)"
+    )
+    parser.add_argument(
+        "--workdir", default=None, help="reuse a folder between runs (the index is kept per model)"
+    )
+    parser.add_argument("--show-misses", action="store_true", help="list the questions missed at 5")
+    asyncio.run(run(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    main()

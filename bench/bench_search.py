@@ -1,0 +1,164 @@
+"""search_corpus latency as the library grows: p50/p95 at 10k, 100k and 1M chunks.
+
+The real index of the 38 papers (~2k chunks) is grown synthetically: its chunks are repeated
+with their embedding jittered (Gaussian noise, renormalised) so that dense search cannot short
+cut on duplicates, and their text kept so the FTS5 index has a realistic vocabulary and
+posting-list length. Queries are the evaluation questions. Query embeddings are computed once
+through the reranker and reused, so the figures are the index's own latency; the embedding
+call (a few ms) is reported separately.
+
+Goal (issue 3): p50 under 50 ms at 100k chunks.
+
+    .venv/bin/python bench/bench_search.py [--sizes 10000 100000 1000000] [--workdir DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import pathlib
+import statistics
+import tempfile
+import time
+
+import numpy as np
+from _stack import ROOT, RerankerClient, open_library, reranker_process, zotero_copy
+
+from services.agent.library.index_store import IndexStore
+from services.agent.library.search import DenseIndex, LibrarySearch
+
+QUESTIONS = ROOT / "bench" / "data" / "retrieval_questions.jsonl"
+
+
+class CachedEmbedder:
+    def __init__(self, vectors: dict[str, np.ndarray]) -> None:
+        self.vectors = vectors
+
+    async def embed(self, texts: list[str], *, is_query: bool = False) -> np.ndarray:
+        return np.stack([self.vectors[t] for t in texts])
+
+
+def grow(base: IndexStore, target: pathlib.Path, size: int, *, seed: int = 7) -> IndexStore:
+    """An index of ``size`` chunks made from ``base``'s chunks."""
+    if target.exists():
+        store = IndexStore(target)
+        if store.counts()["chunks"] == size:
+            return store
+        store.close()
+        target.unlink()
+    store = IndexStore(target)
+    conn = base.reader()
+    for table in ("items", "collections", "item_collections", "attachments"):
+        rows = conn.execute(f"SELECT * FROM {table}").fetchall()
+        if rows:
+            marks = ",".join("?" * len(rows[0]))
+            with store.writer() as w:
+                w.executemany(f"INSERT INTO {table} VALUES ({marks})", rows)
+    source = conn.execute(
+        "SELECT attachment_key, item_key, ordinal, page_start, page_end, section, text, word_count, embedding FROM chunks"
+    ).fetchall()
+    rng = np.random.default_rng(seed)
+    batch: list[tuple] = []  # type: ignore[type-arg]
+    made = 0
+    while made < size:
+        for row in source:
+            if made >= size:
+                break
+            vector = np.frombuffer(row[8], dtype=np.float32)
+            if made >= len(source):
+                vector = vector + rng.normal(0, 0.03, vector.shape).astype(np.float32)
+                vector /= np.linalg.norm(vector)
+            batch.append((*row[:8], vector.astype(np.float32).tobytes()))
+            made += 1
+            if len(batch) == 20000:
+                with store.writer() as w:
+                    w.executemany(
+                        "INSERT INTO chunks(attachment_key, item_key, ordinal, page_start, page_end, section, text, word_count, embedding) VALUES (?,?,?,?,?,?,?,?,?)",
+                        batch,
+                    )
+                batch = []
+    if batch:
+        with store.writer() as w:
+            w.executemany(
+                "INSERT INTO chunks(attachment_key, item_key, ordinal, page_start, page_end, section, text, word_count, embedding) VALUES (?,?,?,?,?,?,?,?,?)",
+                batch,
+            )
+    return store
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+async def run(args: argparse.Namespace) -> None:
+    questions = [
+        json.loads(line)["question"] for line in QUESTIONS.read_text().splitlines() if line.strip()
+    ]
+    workdir = pathlib.Path(args.workdir or tempfile.mkdtemp(prefix="zocrates-bench-"))
+    zotero_dir = zotero_copy(workdir)
+    with reranker_process() as address:
+        reranker = RerankerClient(address, timeout=300)
+        model = (await reranker.models())["embedding_model"]
+        library = await open_library(
+            workdir / f"index-{model.replace(':', '_').replace('/', '_')}", zotero_dir, reranker
+        )
+        async for _ in library.sync():
+            pass
+        embed_ms = []
+        vectors = {}
+        for q in questions:
+            started = time.perf_counter()
+            vectors[q] = (await reranker.embed([q], is_query=True))[0]
+            embed_ms.append((time.perf_counter() - started) * 1000)
+        await reranker.close()
+    print(
+        f"query embedding through gRPC: p50 {statistics.median(embed_ms):.1f} ms, p95 {percentile(embed_ms, 0.95):.1f} ms"
+    )
+    print(
+        f"{'chunks':>9} {'build s':>8} {'load s':>7} {'mode':<8} {'p50 ms':>7} {'p95 ms':>7} {'RSS of vectors MB':>18}"
+    )
+    embedder = CachedEmbedder(vectors)
+    for size in args.sizes:
+        started = time.perf_counter()
+        store = grow(library.store, workdir / f"grown-{size}.sqlite3", size)
+        built = time.perf_counter() - started
+        started = time.perf_counter()
+        dense = DenseIndex()
+        dense.load(store)
+        loaded = time.perf_counter() - started
+        search = LibrarySearch(store, dense, embedder)
+        for mode in ("keyword", "dense", "hybrid"):
+            for q in questions[:3]:  # warm caches
+                await search.search(q, k=10, mode=mode)
+            times = []
+            for _ in range(args.repeat):
+                for q in questions:
+                    t0 = time.perf_counter()
+                    await search.search(q, k=10, mode=mode)
+                    times.append((time.perf_counter() - t0) * 1000)
+            print(
+                f"{size:>9} {built:>8.1f} {loaded:>7.1f} {mode:<8} {statistics.median(times):>7.1f} "
+                f"{percentile(times, 0.95):>7.1f} {dense.matrix.nbytes / 1e6:>18.0f}"
+            )
+        store.close()
+    library.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
+    parser.add_argument(
+        "--repeat", type=int, default=2, help="passes over the questions per size and mode"
+    )
+    parser.add_argument(
+        "--workdir", default=None, help="reuse a folder between runs (grown indexes are kept)"
+    )
+    asyncio.run(run(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    main()

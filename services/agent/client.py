@@ -1,0 +1,109 @@
+"""Typed client of the agent service (used by the gateway)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import grpc
+from zocrates.agent.v1 import agent_pb2 as pb
+from zocrates.agent.v1 import agent_pb2_grpc as pb_grpc
+
+from services.common.grpc_client import ServiceClient, error_from_rpc
+
+
+def progress_dict(p: pb.SyncProgress) -> dict[str, Any]:
+    return {
+        "phase": p.phase,
+        "items_done": p.items_done,
+        "items_total": p.items_total,
+        "pages_done": p.pages_done,
+        "pages_total": p.pages_total,
+        "pages_per_second": round(p.pages_per_second, 2),
+        "eta_seconds": round(p.eta_seconds, 1),
+        "current": p.current,
+        "added": p.added,
+        "updated": p.updated,
+        "removed": p.removed,
+        "unchanged": p.unchanged,
+        "failed": p.failed,
+        "elapsed_seconds": round(p.elapsed_seconds, 2),
+        "message": p.message,
+    }
+
+
+def hit_dict(h: pb.SearchHit) -> dict[str, Any]:
+    return {
+        "item_key": h.item_key,
+        "title": h.title,
+        "authors": list(h.authors),
+        "year": h.year or None,
+        "page": h.page_start,
+        "page_end": h.page_end,
+        "section": h.section or None,
+        "score": h.score,
+        "word_count": h.word_count,
+        "text": h.text,
+    }
+
+
+class AgentClient(ServiceClient):
+    peer = "agent"
+
+    def __init__(self, address: str, *, timeout: float = 30.0) -> None:
+        super().__init__(address, timeout=timeout)
+        self.stub = pb_grpc.AgentServiceStub(self.channel)
+
+    async def sync(
+        self, *, zotero_data_dir: str = "", full: bool = False
+    ) -> AsyncIterator[dict[str, Any]]:
+        """Progress of a library sync, until its final ("done") update. No deadline: a first
+        index of a large library takes a while; cancelling the iteration cancels the sync."""
+        call = self.stub.SyncLibrary(
+            pb.SyncLibraryRequest(zotero_data_dir=zotero_data_dir, full=full)
+        )
+        try:
+            async for progress in call:
+                yield progress_dict(progress)
+        except grpc.aio.AioRpcError as exc:
+            raise error_from_rpc(exc, peer=self.peer, address=self.address) from None
+        finally:
+            call.cancel()
+
+    async def status(self) -> dict[str, Any]:
+        s = await self.call(self.stub.GetLibraryStatus, pb.GetLibraryStatusRequest())
+        return {
+            "zotero_data_dir": s.zotero_data_dir,
+            "items": s.items,
+            "attachments": s.attachments,
+            "pages": s.pages,
+            "chunks": s.chunks,
+            "last_sync_at": s.last_sync_at or None,
+            "syncing": s.syncing,
+            "embedding_model": s.embedding_model,
+            "embedding_dim": s.embedding_dim,
+            "index_bytes": s.index_bytes,
+        }
+
+    async def search(
+        self,
+        query: str,
+        *,
+        k: int = 10,
+        item_keys: list[str] | None = None,
+        collection_key: str | None = None,
+        mode: str = "hybrid",
+        rerank: bool = False,
+    ) -> tuple[list[dict[str, Any]], float]:
+        reply = await self.call(
+            self.stub.SearchLibrary,
+            pb.SearchLibraryRequest(
+                query=query,
+                k=k,
+                item_keys=item_keys or [],
+                collection_key=collection_key or "",
+                mode=mode,
+                rerank=rerank,
+            ),
+        )
+        return [hit_dict(h) for h in reply.hits], reply.took_ms

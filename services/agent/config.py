@@ -1,0 +1,48 @@
+"""Settings of the agent service (``ZOCRATES_`` environment variables)."""
+
+from __future__ import annotations
+
+import pathlib
+
+from pydantic import Field, model_validator
+
+from services.common import ports
+from services.common.settings import CommonSettings
+
+
+class AgentSettings(CommonSettings):
+    agent_grpc_port: int | None = Field(
+        default=None, description="gRPC port of the agent service. Default: base port + 2."
+    )
+    agent_admin_port: int | None = Field(
+        default=None, description="Admin HTTP port of the agent service. Default: base port + 12."
+    )
+    reranker_addr: str = Field(
+        description=(
+            "host:port of the reranker service (embeddings and reranking). "
+            "`zocrates run` sets it to 127.0.0.1:<base port + 3>."
+        ),
+    )
+    index_dir: pathlib.Path | None = Field(
+        default=None,
+        description="Folder of the library index. Default: <data dir>/library.",
+    )
+    base_attachment_dir: pathlib.Path | None = Field(
+        default=None,
+        description=(
+            "Zotero's Linked Attachment Base Directory, to resolve attachments stored as "
+            "relative links. Unset: such attachments fall back to Zotero's full-text cache."
+        ),
+    )
+
+    @model_validator(mode="after")
+    def _derive_ports(self) -> AgentSettings:
+        if self.agent_grpc_port is None:
+            self.agent_grpc_port = ports.service_port(self.port, "agent")
+        if self.agent_admin_port is None:
+            self.agent_admin_port = ports.admin_port(self.port, "agent")
+        return self
+
+    @property
+    def library_dir(self) -> pathlib.Path:
+        return (self.index_dir or self.data_dir / "library").expanduser()

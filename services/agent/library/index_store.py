@@ -1,0 +1,347 @@
+"""The library index on disk: one SQLite file (``<data dir>/library/index.sqlite3``).
+
+Tables: ``items`` (Zotero metadata), ``collections`` and ``item_collections``, ``attachments``
+(one row per indexed PDF with its fingerprint), ``pages`` (text per page, for reading),
+``toc`` (table of contents per attachment), ``chunks`` (text, page range, section, embedding)
+and ``chunks_fts`` (FTS5 over chunk text and section, kept in sync by triggers).
+
+Blocking sqlite3 calls: the indexer and the searcher run them in threads. WAL mode lets searches
+read while a sync writes.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+SCHEMA_VERSION = "1"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS items (
+    item_key TEXT PRIMARY KEY,
+    library_id INTEGER NOT NULL,
+    item_type TEXT NOT NULL,
+    title TEXT NOT NULL,
+    authors TEXT NOT NULL,          -- JSON list of "Last, First"
+    year INTEGER,
+    publication TEXT,
+    doi TEXT,
+    abstract TEXT,
+    tags TEXT NOT NULL              -- JSON list
+);
+CREATE TABLE IF NOT EXISTS collections (
+    collection_key TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    parent_key TEXT
+);
+CREATE TABLE IF NOT EXISTS item_collections (
+    item_key TEXT NOT NULL,
+    collection_key TEXT NOT NULL,
+    PRIMARY KEY (item_key, collection_key)
+);
+CREATE TABLE IF NOT EXISTS attachments (
+    attachment_key TEXT PRIMARY KEY,
+    item_key TEXT NOT NULL,
+    path TEXT,
+    size INTEGER,
+    mtime_ns INTEGER,
+    content_hash TEXT,
+    source TEXT NOT NULL,           -- "pdf", "ft-cache" or "none"
+    page_count INTEGER NOT NULL DEFAULT 0,
+    embedding_model TEXT,
+    indexed_at REAL,
+    error TEXT
+);
+CREATE INDEX IF NOT EXISTS attachments_item ON attachments(item_key);
+CREATE TABLE IF NOT EXISTS pages (
+    attachment_key TEXT NOT NULL,
+    page INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    PRIMARY KEY (attachment_key, page)
+);
+CREATE TABLE IF NOT EXISTS toc (
+    attachment_key TEXT NOT NULL,
+    ordinal INTEGER NOT NULL,
+    title TEXT NOT NULL,
+    level INTEGER NOT NULL,
+    page INTEGER NOT NULL,
+    PRIMARY KEY (attachment_key, ordinal)
+);
+CREATE TABLE IF NOT EXISTS chunks (
+    id INTEGER PRIMARY KEY,
+    attachment_key TEXT NOT NULL,
+    item_key TEXT NOT NULL,
+    ordinal INTEGER NOT NULL,
+    page_start INTEGER NOT NULL,
+    page_end INTEGER NOT NULL,
+    section TEXT,
+    text TEXT NOT NULL,
+    word_count INTEGER NOT NULL,
+    embedding BLOB
+);
+CREATE INDEX IF NOT EXISTS chunks_attachment ON chunks(attachment_key);
+CREATE INDEX IF NOT EXISTS chunks_item ON chunks(item_key);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+    text, section, content='chunks', content_rowid='id', tokenize='porter unicode61'
+);
+CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
+    INSERT INTO chunks_fts(rowid, text, section)
+    VALUES (new.id, new.text, coalesce(new.section, ''));
+END;
+CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
+    INSERT INTO chunks_fts(chunks_fts, rowid, text, section)
+    VALUES ('delete', old.id, old.text, coalesce(old.section, ''));
+END;
+"""
+
+
+class IndexStore:
+    """Thread-safe access to the index file: one writer connection, readers per thread."""
+
+    def __init__(self, path: pathlib.Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
+        self._write_lock = threading.Lock()
+        conn = self._connect()
+        try:  # executescript commits by itself; each statement is idempotent
+            conn.executescript(_SCHEMA)
+            conn.execute(
+                "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)",
+                (SCHEMA_VERSION,),
+            )
+        finally:
+            conn.close()
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA foreign_keys=OFF")
+        return conn
+
+    def reader(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._connect()
+            self._local.conn = conn
+        return conn
+
+    @contextmanager
+    def writer(self) -> Iterator[sqlite3.Connection]:
+        """One transaction on a dedicated connection; concurrent writers queue."""
+        with self._write_lock:
+            conn = self._connect()
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                yield conn
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            finally:
+                conn.close()
+
+    # ---- meta ----
+
+    def get_meta(self, key: str) -> str | None:
+        row = self.reader().execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, conn: sqlite3.Connection, key: str, value: str) -> None:
+        conn.execute(
+            "INSERT INTO meta(key, value) VALUES (?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    # ---- reads ----
+
+    def attachment_rows(self) -> dict[str, dict[str, Any]]:
+        cur = self.reader().execute(
+            "SELECT attachment_key, item_key, path, size, mtime_ns, content_hash, source, "
+            "page_count, embedding_model, error FROM attachments"
+        )
+        cols = [d[0] for d in cur.description]
+        return {row[0]: dict(zip(cols, row, strict=True)) for row in cur.fetchall()}
+
+    def counts(self) -> dict[str, int]:
+        conn = self.reader()
+        out = {}
+        for name, sql in (
+            ("items", "SELECT count(*) FROM items"),
+            ("attachments", "SELECT count(*) FROM attachments WHERE source != 'none'"),
+            ("pages", "SELECT coalesce(sum(page_count), 0) FROM attachments"),
+            ("chunks", "SELECT count(*) FROM chunks"),
+        ):
+            out[name] = int(conn.execute(sql).fetchone()[0])
+        return out
+
+    def item(self, item_key: str) -> dict[str, Any] | None:
+        cur = self.reader().execute(
+            "SELECT item_key, title, authors, year, publication, doi, abstract, tags, item_type "
+            "FROM items WHERE item_key = ?",
+            (item_key,),
+        )
+        row = cur.fetchone()
+        if row is None:
+            return None
+        cols = [d[0] for d in cur.description]
+        data = dict(zip(cols, row, strict=True))
+        data["authors"] = json.loads(data["authors"])
+        data["tags"] = json.loads(data["tags"])
+        return data
+
+    def attachments_of(self, item_key: str) -> list[str]:
+        rows = (
+            self.reader()
+            .execute(
+                "SELECT attachment_key FROM attachments WHERE item_key = ? AND page_count > 0 "
+                "ORDER BY attachment_key",
+                (item_key,),
+            )
+            .fetchall()
+        )
+        return [r[0] for r in rows]
+
+    def toc(self, attachment_key: str) -> list[tuple[str, int, int]]:
+        rows = (
+            self.reader()
+            .execute(
+                "SELECT title, level, page FROM toc WHERE attachment_key = ? ORDER BY ordinal",
+                (attachment_key,),
+            )
+            .fetchall()
+        )
+        return [(r[0], int(r[1]), int(r[2])) for r in rows]
+
+    def page_texts(self, attachment_key: str, first: int, last: int) -> list[tuple[int, str]]:
+        rows = (
+            self.reader()
+            .execute(
+                "SELECT page, text FROM pages WHERE attachment_key = ? AND page BETWEEN ? AND ? "
+                "ORDER BY page",
+                (attachment_key, first, last),
+            )
+            .fetchall()
+        )
+        return [(int(r[0]), r[1]) for r in rows]
+
+    def page_count(self, attachment_key: str) -> int:
+        row = (
+            self.reader()
+            .execute(
+                "SELECT page_count FROM attachments WHERE attachment_key = ?", (attachment_key,)
+            )
+            .fetchone()
+        )
+        return int(row[0]) if row else 0
+
+    def collection_tree(self) -> dict[str, list[str]]:
+        children: dict[str, list[str]] = {}
+        for key, parent in (
+            self.reader().execute("SELECT collection_key, parent_key FROM collections").fetchall()
+        ):
+            children.setdefault(parent or "", []).append(key)
+        return children
+
+    def items_in_collections(self, collection_keys: Iterable[str]) -> set[str]:
+        keys = list(collection_keys)
+        if not keys:
+            return set()
+        marks = ",".join("?" * len(keys))
+        rows = (
+            self.reader()
+            .execute(
+                f"SELECT item_key FROM item_collections WHERE collection_key IN ({marks})", keys
+            )
+            .fetchall()
+        )
+        return {r[0] for r in rows}
+
+    def collection_exists(self, collection_key: str) -> bool:
+        return (
+            self.reader()
+            .execute("SELECT 1 FROM collections WHERE collection_key = ?", (collection_key,))
+            .fetchone()
+            is not None
+        )
+
+    def all_embeddings(self) -> tuple[np.ndarray, np.ndarray, list[str]]:
+        """(chunk ids, float32 matrix, item key per row) of every embedded chunk."""
+        ids: list[int] = []
+        items: list[str] = []
+        vectors: list[bytes] = []
+        for cid, item_key, blob in self.reader().execute(
+            "SELECT id, item_key, embedding FROM chunks WHERE embedding IS NOT NULL ORDER BY id"
+        ):
+            ids.append(cid)
+            items.append(item_key)
+            vectors.append(blob)
+        if not vectors:
+            return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32), []
+        matrix = np.frombuffer(b"".join(vectors), dtype=np.float32).reshape(len(vectors), -1)
+        return np.asarray(ids, dtype=np.int64), matrix, items
+
+    def chunks_by_id(self, ids: list[int]) -> dict[int, dict[str, Any]]:
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        cur = self.reader().execute(
+            "SELECT c.id, c.item_key, c.attachment_key, c.page_start, c.page_end, c.section, "
+            "c.text, c.word_count, i.title, i.authors, i.year "
+            f"FROM chunks c JOIN items i ON i.item_key = c.item_key WHERE c.id IN ({marks})",
+            ids,
+        )
+        cols = [d[0] for d in cur.description]
+        out = {}
+        for row in cur.fetchall():
+            data = dict(zip(cols, row, strict=True))
+            data["authors"] = json.loads(data["authors"])
+            out[int(data["id"])] = data
+        return out
+
+    def keyword_search(
+        self, match: str, *, limit: int, item_keys: set[str] | None
+    ) -> list[tuple[int, float]]:
+        """(chunk id, bm25 score; lower is better in SQLite, negated here) best first."""
+        conn = self.reader()
+        if item_keys is None:
+            rows = conn.execute(
+                "SELECT rowid, -bm25(chunks_fts, 1.0, 0.5) AS s FROM chunks_fts "
+                "WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts, 1.0, 0.5) LIMIT ?",
+                (match, limit),
+            ).fetchall()
+        else:
+            keys = sorted(item_keys)
+            marks = ",".join("?" * len(keys))
+            rows = conn.execute(
+                "SELECT f.rowid, -bm25(chunks_fts, 1.0, 0.5) AS s FROM chunks_fts f "
+                "JOIN chunks c ON c.id = f.rowid "
+                f"WHERE chunks_fts MATCH ? AND c.item_key IN ({marks}) "
+                "ORDER BY bm25(chunks_fts, 1.0, 0.5) LIMIT ?",
+                (match, *keys, limit),
+            ).fetchall()
+        return [(int(r[0]), float(r[1])) for r in rows]
+
+    def size_bytes(self) -> int:
+        total = 0
+        for suffix in ("", "-wal", "-shm"):
+            p = self.path.with_name(self.path.name + suffix)
+            if p.exists():
+                total += p.stat().st_size
+        return total
+
+    def close(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None

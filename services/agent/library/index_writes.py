@@ -1,0 +1,200 @@
+"""Every write to the library index, each inside the caller's transaction
+(``IndexStore.writer()``). The indexer decides what to write; this module knows the SQL."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Sequence
+
+import numpy as np
+
+from services.agent.library.chunking import Chunk
+from services.agent.library.toc import TocEntry
+from services.agent.library.zotero import LibrarySnapshot
+
+_UPSERT_ITEM = """
+INSERT INTO items(item_key, library_id, item_type, title, authors, year, publication, doi,
+                  abstract, tags)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT(item_key) DO UPDATE SET
+    library_id = excluded.library_id, item_type = excluded.item_type, title = excluded.title,
+    authors = excluded.authors, year = excluded.year, publication = excluded.publication,
+    doi = excluded.doi, abstract = excluded.abstract, tags = excluded.tags
+"""
+_INSERT_MISSING = """
+INSERT INTO attachments(attachment_key, item_key, path, source, page_count, error)
+VALUES (?, ?, ?, 'none', 0, 'file missing')
+"""
+_INSERT_ATTACHMENT = """
+INSERT INTO attachments(attachment_key, item_key, path, size, mtime_ns, content_hash, source,
+                        page_count, embedding_model, indexed_at, error)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+"""
+_INSERT_CHUNK = """
+INSERT INTO chunks(attachment_key, item_key, ordinal, page_start, page_end, section, text,
+                   word_count, embedding)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+"""
+
+
+def delete_attachment(conn: sqlite3.Connection, attachment_key: str) -> None:
+    for table in ("chunks", "pages", "toc", "attachments"):
+        conn.execute(f"DELETE FROM {table} WHERE attachment_key = ?", (attachment_key,))
+
+
+def replace_metadata(
+    conn: sqlite3.Connection,
+    snapshot: LibrarySnapshot,
+    *,
+    removed_attachments: Sequence[str],
+    missing_attachments: Sequence[tuple[str, str, str | None]],
+) -> None:
+    """Items and collections as the snapshot has them; gone items and attachments deleted;
+    attachments without a file recorded as missing (attachment key, item key, path)."""
+    present = {item.key for item in snapshot.items}
+    stale_items = [r[0] for r in conn.execute("SELECT item_key FROM items") if r[0] not in present]
+    for key in removed_attachments:
+        delete_attachment(conn, key)
+    for key in stale_items:
+        attachments = conn.execute(
+            "SELECT attachment_key FROM attachments WHERE item_key = ?", (key,)
+        ).fetchall()
+        for (attachment_key,) in attachments:
+            delete_attachment(conn, attachment_key)
+        conn.execute("DELETE FROM items WHERE item_key = ?", (key,))
+    conn.execute("DELETE FROM item_collections")
+    conn.execute("DELETE FROM collections")
+    conn.executemany(
+        "INSERT INTO collections(collection_key, name, parent_key) VALUES (?, ?, ?)",
+        [(c.key, c.name, c.parent_key) for c in snapshot.collections],
+    )
+    for item in snapshot.items:
+        authors = json.dumps([c.display for c in item.creators])
+        conn.execute(
+            _UPSERT_ITEM,
+            (
+                item.key,
+                item.library_id,
+                item.item_type,
+                item.title,
+                authors,
+                item.year,
+                item.publication,
+                item.doi,
+                item.abstract,
+                json.dumps(list(item.tags)),
+            ),
+        )
+        conn.executemany(
+            "INSERT OR IGNORE INTO item_collections(item_key, collection_key) VALUES (?, ?)",
+            [(item.key, c) for c in item.collection_keys],
+        )
+    for attachment_key, item_key, path in missing_attachments:
+        delete_attachment(conn, attachment_key)
+        conn.execute(_INSERT_MISSING, (attachment_key, item_key, path))
+
+
+def update_stat(
+    conn: sqlite3.Connection, attachment_key: str, *, size: int, mtime_ns: int, path: str
+) -> None:
+    """A touched attachment whose content did not change: remember its new stat."""
+    conn.execute(
+        "UPDATE attachments SET size = ?, mtime_ns = ?, path = ? WHERE attachment_key = ?",
+        (size, mtime_ns, path, attachment_key),
+    )
+
+
+def write_attachment(
+    conn: sqlite3.Connection,
+    *,
+    attachment_key: str,
+    item_key: str,
+    path: str,
+    size: int,
+    mtime_ns: int,
+    content_hash: str,
+    source: str,
+    embedding_model: str,
+    pages: Sequence[str],
+    entries: Sequence[TocEntry],
+    chunks: Sequence[Chunk],
+    vectors: np.ndarray,
+) -> None:
+    """Replace everything indexed for one attachment."""
+    delete_attachment(conn, attachment_key)
+    conn.execute(
+        _INSERT_ATTACHMENT,
+        (
+            attachment_key,
+            item_key,
+            path,
+            size,
+            mtime_ns,
+            content_hash,
+            source,
+            len(pages),
+            embedding_model,
+            time.time(),
+            None,
+        ),
+    )
+    conn.executemany(
+        "INSERT INTO pages(attachment_key, page, text) VALUES (?, ?, ?)",
+        [(attachment_key, i + 1, text) for i, text in enumerate(pages)],
+    )
+    conn.executemany(
+        "INSERT INTO toc(attachment_key, ordinal, title, level, page) VALUES (?, ?, ?, ?, ?)",
+        [(attachment_key, i, e.title, e.level, e.page) for i, e in enumerate(entries)],
+    )
+    conn.executemany(
+        _INSERT_CHUNK,
+        [
+            (
+                attachment_key,
+                item_key,
+                c.ordinal,
+                c.page_start,
+                c.page_end,
+                c.section,
+                c.text,
+                c.word_count,
+                np.asarray(vectors[i], dtype=np.float32).tobytes(),
+            )
+            for i, c in enumerate(chunks)
+        ],
+    )
+
+
+def record_failure(
+    conn: sqlite3.Connection,
+    *,
+    attachment_key: str,
+    item_key: str,
+    path: str,
+    size: int,
+    mtime_ns: int,
+    content_hash: str,
+    source: str,
+    error: str,
+) -> None:
+    """An attachment that could not be read: nothing searchable, the error kept, retried
+    at the next sync."""
+    delete_attachment(conn, attachment_key)
+    conn.execute(
+        _INSERT_ATTACHMENT,
+        (
+            attachment_key,
+            item_key,
+            path,
+            size,
+            mtime_ns,
+            content_hash,
+            source,
+            0,
+            None,
+            None,
+            error,
+        ),
+    )

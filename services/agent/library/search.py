@@ -1,0 +1,239 @@
+"""Hybrid retrieval over the index: FTS5 keywords and dense vectors, fused with reciprocal rank
+fusion, optionally reranked by the cross-encoder, scoped to items, a collection or everything.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import re
+import time
+from collections.abc import Sequence
+from typing import Literal, Protocol
+
+import numpy as np
+
+from services.agent.library.index_store import IndexStore
+from services.common.errors import InvalidArgument, NotFound
+
+logger = logging.getLogger(__name__)
+
+SearchMode = Literal["hybrid", "keyword", "dense"]
+RRF_K = 60
+MAX_K = 100
+
+_STOPWORDS = frozenset(
+    """
+    a an and are as at be by can do does for from how i in into is it its of on or that the
+    their there these this to was what when where which who why will with you your we our
+    between than then they them about under over using use used via vs versus
+    """.split()
+)
+_WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*", re.UNICODE)
+
+
+class Embedder(Protocol):
+    async def embed(self, texts: list[str], *, is_query: bool = False) -> np.ndarray: ...
+
+
+class Reranker(Protocol):
+    async def rerank(
+        self,
+        query: str,
+        candidates: list[tuple[str, str]],
+        *,
+        max_chunks: int = 0,
+        word_ceiling: int = 0,
+    ) -> list[tuple[str, float, int]]: ...
+
+
+@dataclasses.dataclass(frozen=True)
+class SearchHit:
+    chunk_id: int
+    item_key: str
+    title: str
+    authors: list[str]
+    year: int | None
+    page_start: int
+    page_end: int
+    section: str | None
+    score: float
+    text: str
+    word_count: int
+
+
+def fts_query(query: str) -> str | None:
+    """An FTS5 MATCH expression: the query's content words OR-ed (bm25 ranks the overlap)."""
+    words: list[str] = []
+    for word in _WORD.findall(query.lower()):
+        if word in _STOPWORDS or (len(word) < 2 and not word.isdigit()):
+            continue
+        if word not in words:
+            words.append(word)
+    if not words:
+        return None
+    return " OR ".join('"' + w.replace('"', "") + '"' for w in words)
+
+
+def reciprocal_rank_fusion(
+    rankings: Sequence[Sequence[int]], *, k: int = RRF_K
+) -> list[tuple[int, float]]:
+    scores: dict[int, float] = {}
+    for ranking in rankings:
+        for rank, chunk_id in enumerate(ranking):
+            scores[chunk_id] = scores.get(chunk_id, 0.0) + 1.0 / (k + rank + 1)
+    return sorted(scores.items(), key=lambda kv: kv[1], reverse=True)
+
+
+class DenseIndex:
+    """Every chunk embedding in one float32 matrix; exact cosine search (vectors are unit)."""
+
+    def __init__(self) -> None:
+        self.ids = np.zeros(0, dtype=np.int64)
+        self.matrix = np.zeros((0, 0), dtype=np.float32)
+        self._item_of_row = np.zeros(0, dtype=np.int32)
+        self._item_codes: dict[str, int] = {}
+
+    def load(self, store: IndexStore) -> None:
+        ids, matrix, items = store.all_embeddings()
+        codes: dict[str, int] = {}
+        item_of_row = np.fromiter(
+            (codes.setdefault(k, len(codes)) for k in items), dtype=np.int32, count=len(items)
+        )
+        self.ids, self.matrix, self._item_of_row, self._item_codes = ids, matrix, item_of_row, codes
+
+    def __len__(self) -> int:
+        return int(self.ids.shape[0])
+
+    def search(
+        self, query: np.ndarray, *, limit: int, item_keys: set[str] | None
+    ) -> list[tuple[int, float]]:
+        if len(self) == 0:
+            return []
+        if item_keys is not None:
+            codes = [self._item_codes[k] for k in item_keys if k in self._item_codes]
+            if not codes:
+                return []
+            rows = np.flatnonzero(np.isin(self._item_of_row, np.asarray(codes, dtype=np.int32)))
+            scores = self.matrix[rows] @ query
+            ids = self.ids[rows]
+        else:
+            scores = self.matrix @ query
+            ids = self.ids
+        limit = min(limit, scores.shape[0])
+        top = np.argpartition(-scores, limit - 1)[:limit]
+        top = top[np.argsort(-scores[top])]
+        return [(int(ids[i]), float(scores[i])) for i in top]
+
+
+class LibrarySearch:
+    def __init__(
+        self,
+        store: IndexStore,
+        dense: DenseIndex,
+        embedder: Embedder,
+        reranker: Reranker | None = None,
+    ) -> None:
+        self.store = store
+        self.dense = dense
+        self.embedder = embedder
+        self.reranker = reranker
+
+    def resolve_scope(
+        self, item_keys: Sequence[str] | None, collection_key: str | None
+    ) -> set[str] | None:
+        """The item keys a search may return, or None for the whole library."""
+        if collection_key:
+            if not self.store.collection_exists(collection_key):
+                raise NotFound(
+                    f"Collection {collection_key!r} is not in the index.",
+                    code="collection_not_found",
+                )
+            tree = self.store.collection_tree()
+            keys, stack = set(), [collection_key]
+            while stack:
+                key = stack.pop()
+                keys.add(key)
+                stack.extend(tree.get(key, []))
+            scope = self.store.items_in_collections(keys)
+            if item_keys:
+                scope &= set(item_keys)
+            return scope
+        if item_keys:
+            return set(item_keys)
+        return None
+
+    async def search(
+        self,
+        query: str,
+        *,
+        k: int = 10,
+        item_keys: Sequence[str] | None = None,
+        collection_key: str | None = None,
+        mode: SearchMode = "hybrid",
+        rerank: bool = False,
+        candidates: int = 50,
+    ) -> list[SearchHit]:
+        query = query.strip()
+        if not query:
+            raise InvalidArgument("The search query is empty.", code="empty_query")
+        if not 1 <= k <= MAX_K:
+            raise InvalidArgument(f"k must be between 1 and {MAX_K}, got {k}.", code="invalid_k")
+        if mode not in ("hybrid", "keyword", "dense"):
+            raise InvalidArgument(f"Unknown search mode {mode!r}.", code="invalid_mode")
+        started = time.perf_counter()
+        scope = await asyncio.to_thread(self.resolve_scope, item_keys, collection_key)
+        pool = max(candidates, k)
+        rankings: list[list[int]] = []
+        if mode in ("hybrid", "keyword"):
+            match = fts_query(query)
+            if match:
+                hits = await asyncio.to_thread(
+                    self.store.keyword_search, match, limit=pool, item_keys=scope
+                )
+                rankings.append([cid for cid, _ in hits])
+        if mode in ("hybrid", "dense") and len(self.dense):
+            vector = (await self.embedder.embed([query], is_query=True))[0]
+            hits = self.dense.search(vector, limit=pool, item_keys=scope)
+            rankings.append([cid for cid, _ in hits])
+        if len(rankings) == 1:
+            fused = [(cid, 1.0 / (RRF_K + rank + 1)) for rank, cid in enumerate(rankings[0])]
+        else:
+            fused = reciprocal_rank_fusion(rankings)
+        if rerank and self.reranker is not None and fused:
+            fused = await self._rerank(query, fused[:pool])
+        top = fused[:k]
+        rows = await asyncio.to_thread(self.store.chunks_by_id, [cid for cid, _ in top])
+        hits_out = [
+            SearchHit(
+                chunk_id=cid,
+                item_key=row["item_key"],
+                title=row["title"],
+                authors=row["authors"],
+                year=row["year"],
+                page_start=row["page_start"],
+                page_end=row["page_end"],
+                section=row["section"],
+                score=round(score, 6),
+                text=row["text"],
+                word_count=row["word_count"],
+            )
+            for cid, score in top
+            if (row := rows.get(cid)) is not None
+        ]
+        logger.debug(
+            "search %r (%s) -> %d hits in %.1f ms",
+            query,
+            mode,
+            len(hits_out),
+            (time.perf_counter() - started) * 1000,
+        )
+        return hits_out
+
+    async def _rerank(self, query: str, fused: list[tuple[int, float]]) -> list[tuple[int, float]]:
+        assert self.reranker is not None
+        rows = await asyncio.to_thread(self.store.chunks_by_id, [cid for cid, _ in fused])
+        candidates = [(str(cid), rows[cid]["text"]) for cid, _ in fused if cid in rows]
+        ranked = await self.reranker.rerank(query, candidates)
+        return [(int(cid), score) for cid, score, _ in ranked]

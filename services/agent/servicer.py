@@ -1,0 +1,97 @@
+"""gRPC servicer of the agent service: translates agent.v1 protos to the Library and back."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import grpc
+from zocrates.agent.v1 import agent_pb2 as pb
+from zocrates.agent.v1 import agent_pb2_grpc as pb_grpc
+
+from services.agent.library.indexer import SyncProgress
+from services.agent.library.library import Library
+
+
+def _progress(p: SyncProgress) -> pb.SyncProgress:
+    return pb.SyncProgress(
+        phase=p.phase,
+        items_done=p.items_done,
+        items_total=p.items_total,
+        pages_done=p.pages_done,
+        pages_total=p.pages_total,
+        pages_per_second=p.pages_per_second,
+        eta_seconds=p.eta_seconds,
+        current=p.current,
+        added=p.added,
+        updated=p.updated,
+        removed=p.removed,
+        unchanged=p.unchanged,
+        failed=p.failed,
+        elapsed_seconds=p.elapsed_seconds,
+        message=p.message,
+    )
+
+
+class AgentServicer(pb_grpc.AgentServiceServicer):
+    def __init__(self, library: Library) -> None:
+        self._library = library
+
+    async def SyncLibrary(
+        self, request: pb.SyncLibraryRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[pb.SyncProgress]:
+        async for progress in self._library.sync(
+            zotero_dir=request.zotero_data_dir, full=request.full
+        ):
+            yield _progress(progress)
+
+    async def GetLibraryStatus(
+        self, request: pb.GetLibraryStatusRequest, context: grpc.aio.ServicerContext
+    ) -> pb.LibraryStatus:
+        s: dict[str, Any] = await self._library.status()
+        return pb.LibraryStatus(
+            zotero_data_dir=s["zotero_data_dir"],
+            items=s["items"],
+            attachments=s["attachments"],
+            pages=s["pages"],
+            chunks=s["chunks"],
+            last_sync_at=s["last_sync_at"],
+            syncing=s["syncing"],
+            embedding_model=s["embedding_model"],
+            embedding_dim=s["embedding_dim"],
+            index_bytes=s["index_bytes"],
+        )
+
+    async def SearchLibrary(
+        self, request: pb.SearchLibraryRequest, context: grpc.aio.ServicerContext
+    ) -> pb.SearchLibraryReply:
+        import time
+
+        started = time.perf_counter()
+        hits = await self._library.search(
+            request.query,
+            k=request.k or 10,
+            item_keys=list(request.item_keys) or None,
+            collection_key=request.collection_key or None,
+            mode=request.mode or "hybrid",  # type: ignore[arg-type]
+            rerank=request.rerank,
+        )
+        return pb.SearchLibraryReply(
+            hits=[
+                pb.SearchHit(
+                    chunk_id=str(h.chunk_id),
+                    item_key=h.item_key,
+                    title=h.title,
+                    authors=h.authors,
+                    year=h.year or 0,
+                    page_start=h.page_start,
+                    page_end=h.page_end,
+                    section=h.section or "",
+                    score=h.score,
+                    text=h.text,
+                    word_count=h.word_count,
+                )
+                for h in hits
+            ],
+            took_ms=(time.perf_counter() - started) * 1000,
+        )

@@ -1,0 +1,67 @@
+"""Library routes: index the Zotero library (SSE progress), its status, and plain search."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Body, Query
+from fastapi.responses import StreamingResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from services.common.errors import ZocratesError
+from services.gateway.deps import State
+from services.gateway.sse import error_frame, frame, sse_response
+
+logger = logging.getLogger(__name__)
+router = APIRouter(prefix="/library", tags=["library"])
+
+
+class SyncBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    full: bool = Field(default=False, description="Re-index every attachment, changed or not.")
+
+
+@router.post(
+    "/sync",
+    summary="Index the Zotero library; streams `progress` events, then `done` (or `error`)",
+    response_class=StreamingResponse,
+)
+async def sync(state: State, body: Annotated[SyncBody | None, Body()] = None) -> StreamingResponse:
+    full = (body or SyncBody()).full
+    zotero_dir = str(state.data_dir.parent)
+
+    async def frames() -> AsyncIterator[bytes]:
+        try:
+            async for progress in state.agent.sync(zotero_data_dir=zotero_dir, full=full):
+                yield frame("done" if progress["phase"] == "done" else "progress", progress)
+        except ZocratesError as exc:
+            yield error_frame(exc)
+
+    return sse_response(frames())
+
+
+@router.get("/status", summary="What the library index holds")
+async def status(state: State) -> dict[str, Any]:
+    return {"status": "success", **await state.agent.status()}
+
+
+@router.get("/search", summary="Ranked passages for a query (what search_corpus returns)")
+async def search(
+    state: State,
+    q: Annotated[str, Query(min_length=1, max_length=2000, description="The query.")],
+    k: Annotated[int, Query(ge=1, le=100, description="How many passages.")] = 10,
+    item_keys: Annotated[
+        list[str] | None, Query(description="Only these items (repeatable).")
+    ] = None,
+    collection: Annotated[
+        str | None, Query(description="Only this collection (and its sub-collections).")
+    ] = None,
+    mode: Annotated[Literal["hybrid", "keyword", "dense"], Query()] = "hybrid",
+    rerank: Annotated[bool, Query(description="Rerank with the cross-encoder.")] = False,
+) -> dict[str, Any]:
+    results, took_ms = await state.agent.search(
+        q, k=k, item_keys=item_keys, collection_key=collection, mode=mode, rerank=rerank
+    )
+    return {"status": "success", "query": q, "took_ms": round(took_ms, 2), "results": results}

@@ -1,0 +1,147 @@
+"""`zocrates index` (with a progress bar) and `zocrates search`, through the running gateway."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import textwrap
+
+import httpx
+from tqdm import tqdm
+
+from services.stack.gateway_client import (
+    GatewayError,
+    check,
+    client,
+    connect_error,
+    events,
+    gateway_url,
+    read_token,
+)
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    index = sub.add_parser(
+        "index",
+        help="index the Zotero library (incremental; progress bar)",
+        description=(
+            "Index the Zotero library through the running gateway. "
+            "Unchanged attachments are skipped."
+        ),
+    )
+    index.add_argument("--full", action="store_true", help="re-index every attachment")
+    _common(index)
+    index.set_defaults(handler=run_index)
+
+    search = sub.add_parser(
+        "search",
+        help="search the indexed library",
+        description=(
+            "Ranked passages for a query: the same results as the research tool search_corpus."
+        ),
+    )
+    search.add_argument("query", help="what to look for, in natural language")
+    search.add_argument("-k", type=int, default=5, help="how many passages (default 5)")
+    search.add_argument(
+        "--item", action="append", dest="items", help="only this item key (repeatable)"
+    )
+    search.add_argument("--collection", help="only this collection key (and sub-collections)")
+    search.add_argument("--mode", choices=["hybrid", "keyword", "dense"], default="hybrid")
+    search.add_argument("--rerank", action="store_true", help="rerank with the cross-encoder")
+    search.add_argument("--json", action="store_true", help="print the raw JSON")
+    _common(search)
+    search.set_defaults(handler=run_search)
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--port", type=int, default=None, help="gateway port (default ZOCRATES_PORT or 8765)"
+    )
+    parser.add_argument(
+        "--zotero-dir", default=None, help="Zotero data directory, to find the token"
+    )
+
+
+def run_index(args: argparse.Namespace) -> int:
+    import pathlib
+
+    url = gateway_url(args.port)
+    token = read_token(pathlib.Path(args.zotero_dir) if args.zotero_dir else None)
+    bar: tqdm | None = None  # type: ignore[type-arg]
+    try:
+        with (
+            client(url, token, timeout=None) as http,
+            http.stream("POST", "/library/sync", json={"full": args.full}) as response,
+        ):
+            if response.status_code >= 400:
+                response.read()
+                check(response)
+            for event, data in events(response):
+                if event == "error":
+                    raise GatewayError(
+                        f"indexing failed ({data.get('code')}): {data.get('message')}"
+                    )
+                if data["phase"] == "indexing" and bar is None:
+                    print(data["message"], file=sys.stderr)
+                    bar = tqdm(
+                        total=data["pages_total"], unit="page", desc="indexing", dynamic_ncols=True
+                    )
+                if bar is not None:
+                    bar.update(data["pages_done"] - bar.n)
+                    bar.set_postfix_str(
+                        f"{data['items_done']}/{data['items_total']} items {data['current'][:30]}"
+                    )
+                if event == "done":
+                    if bar is not None:
+                        bar.close()
+                    print(data["message"] + f" in {data['elapsed_seconds']:.1f} s")
+    except httpx.ConnectError:
+        raise connect_error(url) from None
+    return 0
+
+
+def run_search(args: argparse.Namespace) -> int:
+    import pathlib
+
+    url = gateway_url(args.port)
+    token = read_token(pathlib.Path(args.zotero_dir) if args.zotero_dir else None)
+    params: dict[str, str | int | list[str]] = {
+        "q": args.query,
+        "k": args.k,
+        "mode": args.mode,
+        "rerank": str(args.rerank).lower(),
+    }
+    if args.items:
+        params["item_keys"] = args.items
+    if args.collection:
+        params["collection"] = args.collection
+    try:
+        with client(url, token) as http:
+            body = check(http.get("/library/search", params=params))
+    except httpx.ConnectError:
+        raise connect_error(url) from None
+    if args.json:
+        print(json.dumps(body, indent=2, ensure_ascii=False))
+        return 0
+    if not body["results"]:
+        print("No passages found.")
+    for rank, hit in enumerate(body["results"], 1):
+        pages = f"p. {hit['page']}" + (
+            f"-{hit['page_end']}" if hit["page_end"] != hit["page"] else ""
+        )
+        authors = "; ".join(hit["authors"][:2]) + (" et al." if len(hit["authors"]) > 2 else "")
+        print(
+            f"{rank}. [{hit['item_key']}] {hit['title']} ({authors}, {hit['year']}), {pages}, "
+            f"score {hit['score']:.4f}"
+        )
+        if hit["section"]:
+            print(f"   section: {hit['section']}")
+        print(
+            textwrap.indent(
+                textwrap.fill(hit["text"][:500] + ("..." if len(hit["text"]) > 500 else ""), 96),
+                "   ",
+            )
+        )
+    print(f"({body['took_ms']:.0f} ms)")
+    return 0
