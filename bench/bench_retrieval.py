@@ -56,6 +56,8 @@ async def run(args: argparse.Namespace) -> None:
         )
         print(f"{'retrieval':<16} {'recall@5':>9} {'recall@20':>10} {'MRR@20':>7} {'ms/query':>9}")
         for label, options in MODES:
+            if args.no_rerank and options.get("rerank"):
+                continue
             ranks: list[int | None] = []
             started = time.perf_counter()
             for q in questions:
@@ -87,6 +89,7 @@ def main() -> None:
         "--workdir", default=None, help="reuse a folder between runs (the index is kept per model)"
     )
     parser.add_argument("--show-misses", action="store_true", help="list the questions missed at 5")
+    parser.add_argument("--no-rerank", action="store_true", help="skip the (slow) reranked run")
     asyncio.run(run(parser.parse_args()))
 
 

@@ -47,11 +47,13 @@ class RerankerSettings(CommonSettings):
         ),
     )
     batch_wait_ms: float = Field(
-        default=5.0,
+        default=0.0,
         ge=0,
         le=1000,
         description=(
-            "How long a batch that is not full waits for more requests before it runs (ms)."
+            "How long a batch that is not full waits for more requests before it runs (ms). "
+            "0 (default): an idle model runs at once, and requests that arrive while it runs are "
+            "batched together for the next run, so batching costs a lone query no latency."
         ),
     )
     inference_threads: int = Field(

@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from services.agent.library import terms
+
 SCHEMA_VERSION = "1"
 
 _SCHEMA = """
@@ -89,6 +91,7 @@ CREATE TABLE IF NOT EXISTS chunks (
 );
 CREATE INDEX IF NOT EXISTS chunks_attachment ON chunks(attachment_key);
 CREATE INDEX IF NOT EXISTS chunks_item ON chunks(item_key);
+CREATE TABLE IF NOT EXISTS term_df (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     text, section, content='chunks', content_rowid='id', tokenize='porter unicode61'
 );
@@ -118,8 +121,32 @@ class IndexStore:
                 "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)",
                 (SCHEMA_VERSION,),
             )
+            has_stats = conn.execute("SELECT 1 FROM term_df LIMIT 1").fetchone() is not None
+            has_chunks = conn.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is not None
         finally:
             conn.close()
+        if has_chunks and not has_stats:  # an index written before term statistics existed
+            self.rebuild_term_df()
+
+    def rebuild_term_df(self) -> None:
+        """Recompute every word's document frequency from the chunks."""
+        with self.writer() as conn:
+            conn.execute("DELETE FROM term_df")
+            counts = terms.document_frequencies(
+                r[0] for r in conn.execute("SELECT text FROM chunks")
+            )
+            conn.executemany("INSERT INTO term_df(term, df) VALUES (?, ?)", counts.items())
+
+    def term_df(self, words: list[str]) -> dict[str, int]:
+        if not words:
+            return {}
+        marks = ",".join("?" * len(words))
+        rows = (
+            self.reader()
+            .execute(f"SELECT term, df FROM term_df WHERE term IN ({marks})", words)
+            .fetchall()
+        )
+        return {r[0]: int(r[1]) for r in rows}
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)

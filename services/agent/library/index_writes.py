@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from services.agent.library import terms
 from services.agent.library.chunking import Chunk
 from services.agent.library.toc import TocEntry
 from services.agent.library.zotero import LibrarySnapshot
@@ -40,6 +41,13 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 
 
 def delete_attachment(conn: sqlite3.Connection, attachment_key: str) -> None:
+    texts = conn.execute("SELECT text FROM chunks WHERE attachment_key = ?", (attachment_key,))
+    counts = terms.document_frequencies(r[0] for r in texts)
+    if counts:
+        conn.executemany(
+            "UPDATE term_df SET df = df - ? WHERE term = ?", [(n, t) for t, n in counts.items()]
+        )
+        conn.execute("DELETE FROM term_df WHERE df <= 0")
     for table in ("chunks", "pages", "toc", "attachments"):
         conn.execute(f"DELETE FROM {table} WHERE attachment_key = ?", (attachment_key,))
 
@@ -164,6 +172,16 @@ def write_attachment(
             )
             for i, c in enumerate(chunks)
         ],
+    )
+    _add_term_df(conn, chunks)
+
+
+def _add_term_df(conn: sqlite3.Connection, chunks: Sequence[Chunk]) -> None:
+    counts = terms.document_frequencies(c.text for c in chunks)
+    conn.executemany(
+        "INSERT INTO term_df(term, df) VALUES (?, ?) "
+        "ON CONFLICT(term) DO UPDATE SET df = df + excluded.df",
+        counts.items(),
     )
 
 

@@ -7,13 +7,13 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-import re
 import time
 from collections.abc import Sequence
 from typing import Literal, Protocol
 
 import numpy as np
 
+from services.agent.library import terms
 from services.agent.library.index_store import IndexStore
 from services.common.errors import InvalidArgument, NotFound
 
@@ -30,7 +30,6 @@ _STOPWORDS = frozenset(
     between than then they them about under over using use used via vs versus
     """.split()
 )
-_WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*", re.UNICODE)
 
 
 class Embedder(Protocol):
@@ -63,14 +62,19 @@ class SearchHit:
     word_count: int
 
 
-def fts_query(query: str) -> str | None:
-    """An FTS5 MATCH expression: the query's content words OR-ed (bm25 ranks the overlap)."""
+def content_words(query: str) -> list[str]:
+    """The query's words without stop words, in order, once each."""
     words: list[str] = []
-    for word in _WORD.findall(query.lower()):
+    for word in terms.tokens_in_order(query):
         if word in _STOPWORDS or (len(word) < 2 and not word.isdigit()):
             continue
         if word not in words:
             words.append(word)
+    return words
+
+
+def fts_query(words: list[str]) -> str | None:
+    """An FTS5 MATCH expression: the words OR-ed (BM25 ranks the overlap)."""
     if not words:
         return None
     return " OR ".join('"' + w.replace('"', "") + '"' for w in words)
@@ -185,19 +189,28 @@ class LibrarySearch:
         started = time.perf_counter()
         scope = await asyncio.to_thread(self.resolve_scope, item_keys, collection_key)
         pool = max(candidates, k)
+        # Keyword search (SQLite, in a thread) runs while the query is embedded and matched.
+        keyword = (
+            asyncio.create_task(self._keyword(query, pool, scope))
+            if mode in ("hybrid", "keyword")
+            else None
+        )
         rankings: list[list[int]] = []
-        if mode in ("hybrid", "keyword"):
-            match = fts_query(query)
-            if match:
-                hits = await asyncio.to_thread(
-                    self.store.keyword_search, match, limit=pool, item_keys=scope
-                )
+        try:
+            if mode in ("hybrid", "dense") and len(self.dense):
+                vector = (await self.embedder.embed([query], is_query=True))[0]
+                hits = await asyncio.to_thread(self.dense.search, vector, limit=pool, item_keys=scope)
                 rankings.append([cid for cid, _ in hits])
-        if mode in ("hybrid", "dense") and len(self.dense):
-            vector = (await self.embedder.embed([query], is_query=True))[0]
-            hits = self.dense.search(vector, limit=pool, item_keys=scope)
-            rankings.append([cid for cid, _ in hits])
-        if len(rankings) == 1:
+            if keyword is not None:
+                keyword_ranking = await keyword
+                if keyword_ranking:
+                    rankings.insert(0, keyword_ranking)
+        finally:
+            if keyword is not None and not keyword.done():
+                keyword.cancel()
+        if not rankings:
+            fused: list[tuple[int, float]] = []
+        elif len(rankings) == 1:
             fused = [(cid, 1.0 / (RRF_K + rank + 1)) for rank, cid in enumerate(rankings[0])]
         else:
             fused = reciprocal_rank_fusion(rankings)
@@ -230,6 +243,18 @@ class LibrarySearch:
             (time.perf_counter() - started) * 1000,
         )
         return hits_out
+
+    async def _keyword(self, query: str, limit: int, scope: set[str] | None) -> list[int]:
+        words = content_words(query)
+
+        def run() -> list[int]:
+            df = self.store.term_df(words)
+            match = fts_query(terms.select_words(words, df, len(self.dense)))
+            if not match:
+                return []
+            return [cid for cid, _ in self.store.keyword_search(match, limit=limit, item_keys=scope)]
+
+        return await asyncio.to_thread(run)
 
     async def _rerank(self, query: str, fused: list[tuple[int, float]]) -> list[tuple[int, float]]:
         assert self.reranker is not None
