@@ -199,7 +199,9 @@ class LibrarySearch:
         try:
             if mode in ("hybrid", "dense") and len(self.dense):
                 vector = (await self.embedder.embed([query], is_query=True))[0]
-                hits = await asyncio.to_thread(self.dense.search, vector, limit=pool, item_keys=scope)
+                hits = await asyncio.to_thread(
+                    self.dense.search, vector, limit=pool, item_keys=scope
+                )
                 rankings.append([cid for cid, _ in hits])
             if keyword is not None:
                 keyword_ranking = await keyword
@@ -252,13 +254,22 @@ class LibrarySearch:
             match = fts_query(terms.select_words(words, df, len(self.dense)))
             if not match:
                 return []
-            return [cid for cid, _ in self.store.keyword_search(match, limit=limit, item_keys=scope)]
+            return [
+                cid for cid, _ in self.store.keyword_search(match, limit=limit, item_keys=scope)
+            ]
 
         return await asyncio.to_thread(run)
 
     async def _rerank(self, query: str, fused: list[tuple[int, float]]) -> list[tuple[int, float]]:
         assert self.reranker is not None
         rows = await asyncio.to_thread(self.store.chunks_by_id, [cid for cid, _ in fused])
-        candidates = [(str(cid), rows[cid]["text"]) for cid, _ in fused if cid in rows]
+        # The cross-encoder reads what a person skimming results would: where the passage is
+        # (paper and section), then the passage.
+        candidates = [(str(cid), _rerank_text(rows[cid])) for cid, _ in fused if cid in rows]
         ranked = await self.reranker.rerank(query, candidates)
         return [(int(cid), score) for cid, score, _ in ranked]
+
+
+def _rerank_text(row: dict[str, object]) -> str:
+    head = f"{row['title']} - {row['section']}" if row.get("section") else str(row["title"])
+    return f"{head}\n{row['text']}"

@@ -6,7 +6,7 @@ from services.agent.library import terms
 
 
 def test_small_libraries_keep_every_word() -> None:
-    words = ["model", "optimizer", "mixed"]
+    words = ["model", "optimizer", "mixed", *(f"w{i}" for i in range(12))]
     assert terms.select_words(words, {"model": 900}, total=1000) == words
 
 
