@@ -94,13 +94,17 @@ def percentile(values: list[float], q: float) -> float:
 
 
 async def run(args: argparse.Namespace) -> None:
-    questions = [json.loads(line)["question"] for line in QUESTIONS.read_text().splitlines() if line.strip()]
+    questions = [
+        json.loads(line)["question"] for line in QUESTIONS.read_text().splitlines() if line.strip()
+    ]
     workdir = pathlib.Path(args.workdir or tempfile.mkdtemp(prefix="zocrates-bench-"))
     zotero_dir = zotero_copy(workdir)
     with reranker_process() as address:
         reranker = RerankerClient(address, timeout=300)
         model = (await reranker.models())["embedding_model"]
-        library = await open_library(workdir / f"index-{model.replace(':', '_').replace('/', '_')}", zotero_dir, reranker)
+        library = await open_library(
+            workdir / f"index-{model.replace(':', '_').replace('/', '_')}", zotero_dir, reranker
+        )
         async for _ in library.sync():
             pass
         embed_ms = []
@@ -109,8 +113,12 @@ async def run(args: argparse.Namespace) -> None:
             started = time.perf_counter()
             vectors[q] = (await reranker.embed([q], is_query=True))[0]
             embed_ms.append((time.perf_counter() - started) * 1000)
-        print(f"query embedding through gRPC alone: p50 {statistics.median(embed_ms):.1f} ms, p95 {percentile(embed_ms, 0.95):.1f} ms")
-        print(f"{'chunks':>9} {'build s':>8} {'load s':>7} {'mode':<22} {'p50 ms':>7} {'p95 ms':>7} {'vectors MB':>11}")
+        print(
+            f"query embedding through gRPC alone: p50 {statistics.median(embed_ms):.1f} ms, p95 {percentile(embed_ms, 0.95):.1f} ms"
+        )
+        print(
+            f"{'chunks':>9} {'build s':>8} {'load s':>7} {'mode':<22} {'p50 ms':>7} {'p95 ms':>7} {'vectors MB':>11}"
+        )
         cached = CachedEmbedder(vectors)
         for size in args.sizes:
             started = time.perf_counter()

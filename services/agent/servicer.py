@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -65,8 +66,6 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
     async def SearchLibrary(
         self, request: pb.SearchLibraryRequest, context: grpc.aio.ServicerContext
     ) -> pb.SearchLibraryReply:
-        import time
-
         started = time.perf_counter()
         hits = await self._library.search(
             request.query,

@@ -29,7 +29,13 @@ def test_at_most_ten_words() -> None:
 
 def test_tokens_split_like_unicode61() -> None:
     assert terms.tokens("Derivative-free BOBYQA, l'optimiseur n°2") == {
-        "derivative", "free", "bobyqa", "l", "optimiseur", "n", "2",
+        "derivative",
+        "free",
+        "bobyqa",
+        "l",
+        "optimiseur",
+        "n",
+        "2",
     }
     counts = terms.document_frequencies(["a b b", "b c"])
     assert counts == {"a": 1, "b": 2, "c": 1}
