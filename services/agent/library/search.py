@@ -261,13 +261,18 @@ class LibrarySearch:
         return await asyncio.to_thread(run)
 
     async def _rerank(self, query: str, fused: list[tuple[int, float]]) -> list[tuple[int, float]]:
+        """The cross-encoder's order fused (RRF) with the first-stage order: on the evaluation
+        questions this beat the cross-encoder alone (recall@5 0.827 vs 0.788), which sometimes
+        demotes a passage that keywords and embeddings agreed on."""
         assert self.reranker is not None
         rows = await asyncio.to_thread(self.store.chunks_by_id, [cid for cid, _ in fused])
         # The cross-encoder reads what a person skimming results would: where the passage is
         # (paper and section), then the passage.
         candidates = [(str(cid), _rerank_text(rows[cid])) for cid, _ in fused if cid in rows]
         ranked = await self.reranker.rerank(query, candidates)
-        return [(int(cid), score) for cid, score, _ in ranked]
+        return reciprocal_rank_fusion(
+            [[cid for cid, _ in fused], [int(cid) for cid, _, _ in ranked]]
+        )
 
 
 def _rerank_text(row: dict[str, object]) -> str:
