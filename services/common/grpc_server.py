@@ -93,17 +93,9 @@ class ServerInterceptor(grpc.aio.ServerInterceptor):
             try:
                 with trace.use_span(span, end_on_exit=False):
                     return await behavior(request, context)
-            except ZocratesError as exc:
-                code = exc.grpc_status
-                logger.info("%s failed: %s (%s)", method, exc.message, exc.code)
-                await _abort_with(context, exc)
             except Exception as exc:
-                if _is_abort(exc):
-                    code = "ABORTED_BY_HANDLER"
-                    raise
-                code = "INTERNAL"
-                logger.exception("%s failed with an unexpected error", method)
-                await _abort_with(context, exc)
+                code = _status_name(exc)
+                await _fail(method, context, exc)
             finally:
                 self._finish(method, started, code, token, span)
 
@@ -120,21 +112,31 @@ class ServerInterceptor(grpc.aio.ServerInterceptor):
                 with trace.use_span(span, end_on_exit=False):
                     async for item in behavior(request, context):
                         yield item
-            except ZocratesError as exc:
-                code = exc.grpc_status
-                logger.info("%s failed: %s (%s)", method, exc.message, exc.code)
-                await _abort_with(context, exc)
             except Exception as exc:
-                if _is_abort(exc):
-                    code = "ABORTED_BY_HANDLER"
-                    raise
-                code = "INTERNAL"
-                logger.exception("%s failed with an unexpected error", method)
-                await _abort_with(context, exc)
+                code = _status_name(exc)
+                await _fail(method, context, exc)
             finally:
                 self._finish(method, started, code, token, span)
 
         return wrapper
+
+
+def _status_name(exc: BaseException) -> str:
+    """The status-code label a failed call is counted under."""
+    if isinstance(exc, ZocratesError):
+        return exc.grpc_status
+    return "ABORTED_BY_HANDLER" if _is_abort(exc) else "INTERNAL"
+
+
+async def _fail(method: str, context: grpc.aio.ServicerContext, exc: Exception) -> None:
+    """Log a failed call and abort it with the status ``exc`` maps to (always raises)."""
+    if _is_abort(exc):
+        raise exc  # the servicer aborted the call itself
+    if isinstance(exc, ZocratesError):
+        logger.info("%s failed: %s (%s)", method, exc.message, exc.code)
+    else:
+        logger.exception("%s failed with an unexpected error", method, exc_info=exc)
+    await _abort_with(context, exc)
 
 
 def _is_abort(exc: BaseException) -> bool:
