@@ -1,0 +1,166 @@
+"""Turn a role's model name into what ADK's ``LlmAgent(model=...)`` accepts.
+
+Every role (coordinator, subagent, synthesizer, compaction summarizer) names its model by one
+string, in one of these forms:
+
+- ``offline`` (or empty): the built-in deterministic model, built by the caller's factory;
+- ``gemini-...``: returned as the string, for ADK's registry to build ``Gemini``; it reads
+  ``GOOGLE_API_KEY`` (or ``GEMINI_API_KEY``) when it is first called, not here;
+- ``<provider>/<model>`` for a LiteLLM provider in :data:`LITELLM_PROVIDERS`, such as
+  ``openrouter/anthropic/claude-sonnet-4`` or ``ollama_chat/llama3.1``: an ADK ``LiteLlm``;
+- ``litellm/<anything>``: ``<anything>`` handed to LiteLLM unchanged, for the providers this
+  list does not name (``azure/...``, ``bedrock/...``).
+
+LiteLLM is imported only when a LiteLLM model is built, and then with its network look-ups
+(model cost map, Anthropic beta headers) served from the copies inside the wheel, ``.env``
+autoloading off and its "Give Feedback" banner silenced.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
+
+from google.adk.models.base_llm import BaseLlm
+
+from services.common.errors import InvalidArgument
+
+if TYPE_CHECKING:
+    from google.adk.models.lite_llm import LiteLlm
+
+OFFLINE_MODEL = "offline"
+GEMINI_PREFIX = "gemini-"
+LITELLM_PASSTHROUGH = "litellm/"
+
+# LiteLLM provider prefixes accepted as they are, and whether the provider needs an API key
+# (the local servers do not).
+LITELLM_PROVIDERS: dict[str, bool] = {
+    "openrouter": True,
+    "openai": True,
+    "anthropic": True,
+    "groq": True,
+    "mistral": True,
+    "deepseek": True,
+    "together_ai": True,
+    "ollama": False,
+    "ollama_chat": False,
+    "lm_studio": False,
+    "hosted_vllm": False,
+}
+
+# Set before LiteLLM is first imported: it reads them at import or on first use.
+_LITELLM_ENV_DEFAULTS = {
+    # The model cost map and Anthropic beta headers from the wheel, not from GitHub.
+    "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    "LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS": "True",
+    # DEV mode (LiteLLM's default) loads a ``.env`` from the working directory at import.
+    "LITELLM_MODE": "PRODUCTION",
+}
+
+Provider = Literal["offline", "gemini", "litellm"]
+
+
+class ModelDescription(TypedDict):
+    provider: Provider
+    model: str
+    needs_key: bool
+
+
+def _accepted_forms() -> str:
+    prefixes = ", ".join(f"{name}/..." for name in LITELLM_PROVIDERS)
+    return (
+        f"'{OFFLINE_MODEL}', '{GEMINI_PREFIX}<name>' (e.g. gemini-2.5-flash), "
+        f"a LiteLLM model '<provider>/<name>' with provider one of {prefixes}, "
+        f"or '{LITELLM_PASSTHROUGH}<any LiteLLM model>'"
+    )
+
+
+def _invalid(spec: str, why: str) -> InvalidArgument:
+    return InvalidArgument(
+        f"model {spec!r} {why}; accepted forms: {_accepted_forms()}", code="invalid_model"
+    )
+
+
+def describe_model(spec: str) -> ModelDescription:
+    """Which provider serves ``spec``, the model name it receives, and whether it needs a key.
+
+    Raises:
+        InvalidArgument: code ``invalid_model`` when ``spec`` is in none of the accepted forms.
+    """
+    name = spec.strip()
+    if not name or name.lower() == OFFLINE_MODEL:
+        return {"provider": "offline", "model": OFFLINE_MODEL, "needs_key": False}
+    if name.startswith(GEMINI_PREFIX) and len(name) > len(GEMINI_PREFIX):
+        return {"provider": "gemini", "model": name, "needs_key": True}
+    if name.startswith(LITELLM_PASSTHROUGH):
+        passed = name.removeprefix(LITELLM_PASSTHROUGH).strip()
+        if not passed:
+            raise _invalid(spec, "names no model after 'litellm/'")
+        provider = passed.split("/", 1)[0]
+        return {
+            "provider": "litellm",
+            "model": passed,
+            "needs_key": LITELLM_PROVIDERS.get(provider, True),
+        }
+    provider, sep, rest = name.partition("/")
+    if sep and provider in LITELLM_PROVIDERS:
+        if not rest.strip():
+            raise _invalid(spec, f"names no model after '{provider}/'")
+        return {"provider": "litellm", "model": name, "needs_key": LITELLM_PROVIDERS[provider]}
+    raise _invalid(spec, "is not a known model")
+
+
+def resolve_model(
+    spec: str,
+    *,
+    api_base: str = "",
+    api_key: str = "",
+    offline_factory: Callable[[], BaseLlm] | None = None,
+) -> str | BaseLlm:
+    """The ``model`` argument of an ``LlmAgent`` for ``spec``.
+
+    Args:
+        spec: the role's model name, in one of the forms of this module's docstring.
+        api_base: base URL of the provider's API (a LiteLLM model's ``api_base``); empty for
+            the provider's default.
+        api_key: the provider's key; empty to let LiteLLM read the provider's environment
+            variable (``OPENROUTER_API_KEY``, ``OPENAI_API_KEY``...). A Gemini model reads
+            ``GOOGLE_API_KEY`` and ignores both ``api_base`` and ``api_key``.
+        offline_factory: builds the offline model; without it ``offline`` is refused.
+
+    Raises:
+        InvalidArgument: code ``invalid_model`` for a name in none of the accepted forms, or
+            ``offline`` with no factory.
+    """
+    described = describe_model(spec)
+    if described["provider"] == "offline":
+        if offline_factory is None:
+            raise InvalidArgument(
+                "the offline model is not available here: no offline model factory was given",
+                code="invalid_model",
+            )
+        return offline_factory()
+    if described["provider"] == "gemini":
+        return described["model"]
+    extra: dict[str, Any] = {}
+    if api_base:
+        extra["api_base"] = api_base
+    if api_key:
+        extra["api_key"] = api_key
+    # LiteLlm hands every extra keyword to litellm.acompletion on each call.
+    return _lite_llm_class()(model=described["model"], **extra)
+
+
+@functools.cache
+def _lite_llm_class() -> type[LiteLlm]:
+    """ADK's ``LiteLlm``, with LiteLLM imported and configured to stay quiet and local."""
+    for name, value in _LITELLM_ENV_DEFAULTS.items():
+        os.environ.setdefault(name, value)
+    import litellm
+    from google.adk.models.lite_llm import LiteLlm
+
+    litellm.suppress_debug_info = True  # no "Give Feedback / Get Help" banner on errors
+    litellm.turn_off_message_logging = True  # callbacks never receive prompts or replies
+    return LiteLlm
