@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
@@ -45,6 +47,14 @@ def hit_dict(h: pb.SearchHit) -> dict[str, Any]:
         "word_count": h.word_count,
         "text": h.text,
     }
+
+
+@dataclass
+class ChatScope:
+    items: list[dict[str, str]] = field(default_factory=list)
+    collection_key: str = ""
+    collection_name: str = ""
+    snippets: list[dict[str, Any]] = field(default_factory=list)
 
 
 class AgentClient(ServiceClient):
@@ -107,3 +117,78 @@ class AgentClient(ServiceClient):
             ),
         )
         return [hit_dict(h) for h in reply.hits], reply.took_ms
+
+    async def _stream(self, call: Any) -> AsyncIterator[tuple[str, dict[str, Any]]]:
+        try:
+            async for event in call:
+                yield event.type, json.loads(event.data_json or "{}")
+        except grpc.aio.AioRpcError as exc:
+            raise error_from_rpc(exc, peer=self.peer, address=self.address) from None
+        finally:
+            call.cancel()
+
+    def chat(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        prompt: str,
+        scope: ChatScope | None = None,
+    ) -> AsyncIterator[tuple[str, dict[str, Any]]]:
+        """The events of one turn ((type, data) pairs). No deadline: a research turn streams
+        for as long as it works; closing the iterator cancels the run on the agent."""
+        scope = scope or ChatScope()
+        call = self.stub.Chat(
+            pb.ChatRequest(
+                session=pb.SessionKey(app_name=app_name, user_id=user_id, session_id=session_id),
+                prompt=prompt,
+                items=[
+                    pb.ContextItem(item_key=i["item_key"], title=i.get("title", ""))
+                    for i in scope.items
+                ],
+                collection_key=scope.collection_key,
+                collection_name=scope.collection_name,
+                snippets=[
+                    pb.Snippet(
+                        text=s.get("text", ""),
+                        item_key=s.get("item_key", ""),
+                        page=int(s.get("page") or 0),
+                        title=s.get("title", ""),
+                    )
+                    for s in scope.snippets
+                ],
+            )
+        )
+        return self._stream(call)
+
+    def resume(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        invocation_id: str,
+        interrupt_id: str,
+        response: dict[str, Any],
+    ) -> AsyncIterator[tuple[str, dict[str, Any]]]:
+        call = self.stub.Resume(
+            pb.ResumeRequest(
+                session=pb.SessionKey(app_name=app_name, user_id=user_id, session_id=session_id),
+                invocation_id=invocation_id,
+                interrupt_id=interrupt_id,
+                response_json=json.dumps(response),
+            )
+        )
+        return self._stream(call)
+
+    async def rewind(
+        self, *, app_name: str, user_id: str, session_id: str, invocation_id: str
+    ) -> None:
+        await self.call(
+            self.stub.Rewind,
+            pb.RewindRequest(
+                session=pb.SessionKey(app_name=app_name, user_id=user_id, session_id=session_id),
+                invocation_id=invocation_id,
+            ),
+        )

@@ -23,6 +23,21 @@ class AgentSettings(CommonSettings):
             "`zocrates run` sets it to 127.0.0.1:<base port + 3>."
         ),
     )
+    sessions_addr: str = Field(
+        description=(
+            "host:port of the sessions service (the agent reads and appends session events "
+            "only through it). `zocrates run` sets it to 127.0.0.1:<base port + 1>."
+        ),
+    )
+    app_name: str = Field(default="zocrates", description="ADK app name of the sessions.")
+    openalex_url: str = Field(
+        default="https://api.openalex.org",
+        description="Base URL of the OpenAlex API used by search_online_literature.",
+    )
+    openalex_mailto: str = Field(
+        default="",
+        description="E-mail sent to OpenAlex with each request (its 'polite pool'); optional.",
+    )
     index_dir: pathlib.Path | None = Field(
         default=None,
         description="Folder of the library index. Default: <data dir>/library.",

@@ -9,10 +9,13 @@ from zocrates.agent.v1 import agent_pb2, agent_pb2_grpc
 
 from services.agent.config import AgentSettings
 from services.agent.library.library import Library
+from services.agent.online_literature import OpenAlexClient, make_search_online_literature
+from services.agent.research.runtime import ResearchRuntime
 from services.agent.servicer import AgentServicer
 from services.common.runtime import GrpcServiceRuntime, wait_for_shutdown_signal
 from services.common.telemetry import setup_tracing, shutdown_tracing
 from services.reranker.client import RerankerClient
+from services.sessions.remote_session_service import RemoteSessionService
 
 logger = logging.getLogger(__name__)
 
@@ -37,6 +40,8 @@ class AgentServer:
     def __init__(self, settings: AgentSettings) -> None:
         self.settings = settings
         self.reranker = RerankerClient(settings.reranker_addr, timeout=120.0)
+        self.sessions = RemoteSessionService(settings.sessions_addr)
+        self.openalex = OpenAlexClient(settings.openalex_url, mailto=settings.openalex_mailto)
         self.library: Library | None = None
         assert settings.agent_grpc_port is not None and settings.agent_admin_port is not None
         self.runtime = GrpcServiceRuntime(
@@ -49,7 +54,11 @@ class AgentServer:
         )
 
     async def _readiness(self) -> dict[str, bool]:
-        return {"library": self.library is not None, "reranker": await self.reranker.healthy()}
+        return {
+            "library": self.library is not None,
+            "reranker": await self.reranker.healthy(),
+            "sessions": await self.sessions.healthy(),
+        }
 
     async def start(self) -> None:
         model = await wait_for_models(self.reranker)
@@ -62,8 +71,16 @@ class AgentServer:
             base_attachment_dir=self.settings.base_attachment_dir,
         )
         await self.library.open()
+        research = ResearchRuntime(
+            app_name=self.settings.app_name,
+            session_service=self.sessions,
+            library_tools=self.library.research_tools(),
+            reranker=self.reranker,
+            online_tool=make_search_online_literature(self.openalex),
+            data_dir=self.settings.data_dir,
+        )
         agent_pb2_grpc.add_AgentServiceServicer_to_server(
-            AgentServicer(self.library), self.runtime.grpc.server
+            AgentServicer(self.library, research), self.runtime.grpc.server
         )
         await self.runtime.start()
 
@@ -72,6 +89,8 @@ class AgentServer:
         if self.library is not None:
             self.library.close()
         await self.reranker.close()
+        await self.sessions.close()
+        await self.openalex.aclose()
 
 
 async def serve(settings: AgentSettings) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -12,6 +13,9 @@ from zocrates.agent.v1 import agent_pb2_grpc as pb_grpc
 
 from services.agent.library.indexer import SyncProgress
 from services.agent.library.library import Library
+from services.agent.research.chat import TurnScope, WireEvent
+from services.agent.research.runtime import ResearchRuntime
+from services.common.errors import InvalidArgument
 
 
 def _progress(p: SyncProgress) -> pb.SyncProgress:
@@ -34,9 +38,79 @@ def _progress(p: SyncProgress) -> pb.SyncProgress:
     )
 
 
+def _chat_event(kind: str, data: dict[str, Any]) -> pb.ChatEvent:
+    return pb.ChatEvent(type=kind, data_json=json.dumps(data, ensure_ascii=False, default=str))
+
+
 class AgentServicer(pb_grpc.AgentServiceServicer):
-    def __init__(self, library: Library) -> None:
+    def __init__(self, library: Library, research: ResearchRuntime | None = None) -> None:
         self._library = library
+        self._research = research
+
+    def _runtime(self) -> ResearchRuntime:
+        if self._research is None:
+            raise InvalidArgument("This agent was started without research turns.")
+        return self._research
+
+    async def _relay(self, events: AsyncIterator[WireEvent]) -> AsyncIterator[pb.ChatEvent]:
+        async for kind, data in events:
+            yield _chat_event(kind, data)
+
+    async def Chat(
+        self, request: pb.ChatRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[pb.ChatEvent]:
+        chat = await self._runtime().chat_service()
+        scope = TurnScope(
+            items=[{"item_key": i.item_key, "title": i.title} for i in request.items],
+            collection_key=request.collection_key,
+            collection_name=request.collection_name,
+            snippets=[
+                {"text": s.text, "item_key": s.item_key, "page": s.page, "title": s.title}
+                for s in request.snippets
+            ],
+        )
+        events = await chat.chat(
+            app_name=request.session.app_name,
+            user_id=request.session.user_id,
+            session_id=request.session.session_id,
+            prompt=request.prompt,
+            scope=scope,
+        )
+        async for event in self._relay(events):
+            yield event
+
+    async def Resume(
+        self, request: pb.ResumeRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[pb.ChatEvent]:
+        try:
+            response = json.loads(request.response_json or "{}")
+        except json.JSONDecodeError:
+            raise InvalidArgument("response must be a JSON object.") from None
+        if not isinstance(response, dict):
+            raise InvalidArgument("response must be a JSON object.")
+        chat = await self._runtime().chat_service()
+        events = await chat.resume(
+            app_name=request.session.app_name,
+            user_id=request.session.user_id,
+            session_id=request.session.session_id,
+            invocation_id=request.invocation_id,
+            interrupt_id=request.interrupt_id,
+            response=response,
+        )
+        async for event in self._relay(events):
+            yield event
+
+    async def Rewind(
+        self, request: pb.RewindRequest, context: grpc.aio.ServicerContext
+    ) -> pb.RewindReply:
+        chat = await self._runtime().chat_service()
+        await chat.rewind(
+            app_name=request.session.app_name,
+            user_id=request.session.user_id,
+            session_id=request.session.session_id,
+            invocation_id=request.invocation_id,
+        )
+        return pb.RewindReply()
 
     async def SyncLibrary(
         self, request: pb.SyncLibraryRequest, context: grpc.aio.ServicerContext

@@ -51,6 +51,66 @@ class ZocratesConfig(BaseModel):
         ),
     )
 
+    # Deep research (the HITL document's search_harness).
+    hitl_enabled: bool = Field(
+        default=True,
+        description=(
+            "Pause a research turn at a checkpoint when the search found gaps or ran out of "
+            "budget, so the user can grant an extension or synthesize now. false: synthesize "
+            "from what the first pass found."
+        ),
+    )
+    max_retrieval_tools: int = Field(
+        default=10, ge=1, le=100, description="Retrieval tool calls allowed in the first pass."
+    )
+    hard_word_ceiling: int = Field(
+        default=7500,
+        ge=500,
+        le=200_000,
+        description="Words of retrieved text allowed in the first pass (about 10,000 tokens).",
+    )
+    max_rerank_chunks: int = Field(
+        default=15, ge=1, le=200, description="Evidence chunks the synthesizer receives."
+    )
+    extension_call_increment: int = Field(
+        default=5, ge=1, le=100, description="Tool calls added by each granted extension."
+    )
+    extension_word_increment: int = Field(
+        default=3750, ge=100, le=200_000, description="Words added by each granted extension."
+    )
+    extension_chunk_increment: int = Field(
+        default=5, ge=0, le=200, description="Evidence chunks added by each granted extension."
+    )
+    max_extensions: int = Field(
+        default=2, ge=0, le=5, description="Extensions a single turn may be granted."
+    )
+    # Models, per role: "offline" (built in, no key), a Gemini name ("gemini-2.5-flash"), or a
+    # LiteLLM name ("openrouter/...", "ollama_chat/...", "openai/..." with model_api_base).
+    coordinator_model: str = Field(
+        default="offline", description="Model of the coordinator (the chat itself)."
+    )
+    subagent_model: str = Field(
+        default="offline", description="Model of the search subagent (retrieval passes)."
+    )
+    synthesizer_model: str = Field(
+        default="offline", description="Model that writes the cited answer."
+    )
+    model_api_base: str = Field(
+        default="",
+        description=(
+            "Base URL for an OpenAI-compatible or Ollama server used by LiteLLM models. "
+            "API keys come from the environment (GOOGLE_API_KEY, OPENROUTER_API_KEY, "
+            "ZOCRATES_MODEL_API_KEY), never from this file."
+        ),
+    )
+    online_search_enabled: bool = Field(
+        default=True,
+        description=(
+            "Let the coordinator search OpenAlex for literature outside the library "
+            "(needs network; fails softly without it)."
+        ),
+    )
+
 
 class ConfigError(InvalidArgument):
     default_code = "invalid_config"

@@ -18,7 +18,7 @@ from services.gateway.config import GatewaySettings
 from services.gateway.errors import install_error_handlers
 from services.gateway.locks.factory import make_chat_lock
 from services.gateway.middleware import GatewayMiddleware
-from services.gateway.routers import library, sessions, system
+from services.gateway.routers import chat, library, sessions, system
 from services.gateway.state import GatewayState
 from services.sessions.client import SessionsClient
 
@@ -98,6 +98,7 @@ def create_app(settings: GatewaySettings) -> FastAPI:
     app.include_router(system.router)
     app.include_router(sessions.router)
     app.include_router(library.router)
+    app.include_router(chat.router)
     app.add_middleware(
         GatewayMiddleware,
         allowed_hosts=settings.allowed_hosts,

@@ -17,7 +17,11 @@ from google.adk.sessions.session import Session
 
 REQUEST_INPUT_CALL = "adk_request_input"
 # State keys a user event carries so that rewinding or editing a prompt restores its scope.
-_TURN_CONTEXT_KEYS = ("snippets", "active_context_items", "active_mode")
+_TURN_CONTEXT_KEYS = ("snippets", "active_context_items", "active_collection", "active_mode")
+# Authors whose text is the answer even though it is produced inside the search pipeline's
+# isolation scope; every other scoped event is an intermediate step.
+ANSWER_AUTHORS = ("synthesizer",)
+_HIDDEN_CALLS = (REQUEST_INPUT_CALL, "finish_task")
 
 
 def live_events(events: list[Event]) -> list[Event]:
@@ -53,7 +57,7 @@ def _message(event: Event, *, role: str, text: str, thought: bool) -> dict[str, 
         "thought": thought,
         "timestamp": event.timestamp,
         "invocation_id": event.invocation_id,
-        "intermediate": event.isolation_scope is not None,
+        "intermediate": event.isolation_scope is not None and event.author not in ANSWER_AUTHORS,
     }
 
 
@@ -78,12 +82,12 @@ def _format_event(event: Event) -> list[dict[str, Any]]:
     calls = [
         {"name": p.function_call.name, "args": p.function_call.args or {}}
         for p in parts
-        if p.function_call and p.function_call.name != REQUEST_INPUT_CALL
+        if p.function_call and p.function_call.name not in _HIDDEN_CALLS
     ]
     results = [
         {"name": p.function_response.name}
         for p in parts
-        if p.function_response and p.function_response.name != REQUEST_INPUT_CALL
+        if p.function_response and p.function_response.name not in _HIDDEN_CALLS
     ]
     if text or calls or results:
         message = _message(event, role="assistant", text=text, thought=False)

@@ -42,6 +42,9 @@ class RemoteSessionService(BaseSessionService):
     async def close(self) -> None:
         await self._client.close()
 
+    async def healthy(self) -> bool:
+        return await self._client.healthy()
+
     async def create_session(
         self,
         *,

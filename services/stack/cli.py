@@ -34,7 +34,13 @@ def stack_specs(*, base_port: int, host: str) -> list[ServiceSpec]:
         ServiceSpec("reranker", "services.reranker", admin("reranker"), {}),
         ServiceSpec("sessions", "services.sessions", admin("sessions"), {}),
         ServiceSpec(
-            "agent", "services.agent", admin("agent"), {"ZOCRATES_RERANKER_ADDR": addr("reranker")}
+            "agent",
+            "services.agent",
+            admin("agent"),
+            {
+                "ZOCRATES_RERANKER_ADDR": addr("reranker"),
+                "ZOCRATES_SESSIONS_ADDR": addr("sessions"),
+            },
         ),
         ServiceSpec(
             "gateway",

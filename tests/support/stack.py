@@ -74,3 +74,27 @@ async def running_reranker(
         yield server
     finally:
         await server.stop()
+
+
+@contextlib.asynccontextmanager
+async def running_agent(
+    zotero_dir: pathlib.Path, *, sessions_addr: str, reranker_addr: str, **overrides: Any
+) -> AsyncIterator[Any]:
+    """The agent service (library index + research turns) on free ports."""
+    from services.agent.config import AgentSettings
+    from services.agent.server import AgentServer
+
+    settings = AgentSettings(
+        zotero_dir=zotero_dir,
+        agent_grpc_port=0,
+        agent_admin_port=0,
+        sessions_addr=sessions_addr,
+        reranker_addr=reranker_addr,
+        **overrides,
+    )
+    server = AgentServer(settings)
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.stop()

@@ -297,11 +297,19 @@ def read_manifest(papers_dir: pathlib.Path | None = None) -> list[Paper]:
 
 
 def build_zotero_library(
-    dest: pathlib.Path, *, papers_dir: pathlib.Path | None = None, limit: int | None = None
+    dest: pathlib.Path,
+    *,
+    papers_dir: pathlib.Path | None = None,
+    limit: int | None = None,
+    files: Sequence[str] | None = None,
 ) -> pathlib.Path:
-    """Create a Zotero data directory at ``dest`` from the first ``limit`` papers; returns it."""
+    """Create a Zotero data directory at ``dest`` from the first ``limit`` papers (or the
+    papers named in ``files``); returns it."""
     papers_dir = papers_dir or default_papers_dir()
-    papers = read_manifest(papers_dir)[:limit]
+    papers = read_manifest(papers_dir)
+    if files is not None:
+        papers = [p for p in papers if p.file in set(files)]
+    papers = papers[:limit]
     (dest / "storage").mkdir(parents=True, exist_ok=True)
     if (dest / "zotero.sqlite").exists():
         raise FileExistsError(f"{dest / 'zotero.sqlite'} already exists")

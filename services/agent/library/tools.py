@@ -57,7 +57,8 @@ def make_research_tools(search: LibrarySearch, store: IndexStore) -> list[Tool]:
             k: How many passages to return (1 to 50).
 
         Returns:
-            {"status": "success", "results": [{"item_key", "title", "authors", "year", "page",
+            {"status": "success", "results": [{"chunk_id", "item_key", "title", "authors",
+            "year", "page",
             "page_end", "section", "score", "word_count", "text"}]}. Cite a passage by its
             item_key and page. An empty list means nothing in scope matched.
         """
@@ -72,6 +73,7 @@ def make_research_tools(search: LibrarySearch, store: IndexStore) -> list[Tool]:
             "status": "success",
             "results": [
                 {
+                    "chunk_id": h.chunk_id,
                     "item_key": h.item_key,
                     "title": h.title,
                     "authors": h.authors,

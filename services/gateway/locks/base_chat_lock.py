@@ -86,6 +86,12 @@ class BaseChatLock(abc.ABC):
     async def hold(self, session_id: str, *, wait_seconds: float = 0.0) -> AsyncIterator[HeldLock]:
         """Hold the lock for the block, renewing it every TTL/3; always released on exit."""
         held = await self.acquire(session_id, wait_seconds=wait_seconds)
+        async with self.keep(held):
+            yield held
+
+    @contextlib.asynccontextmanager
+    async def keep(self, held: HeldLock) -> AsyncIterator[HeldLock]:
+        """Renew an acquired lock for the block; release it on exit, whatever happens."""
         renewer = asyncio.create_task(self._keep_renewed(held))
         try:
             yield held

@@ -17,7 +17,24 @@ from services.common.app_config import (
 )
 from services.common.errors import InvalidArgument
 
-DEFAULTS = {"session_retention_days": 180, "max_saved_sessions": 100}
+DEFAULTS = {
+    "session_retention_days": 180,
+    "max_saved_sessions": 100,
+    # The HITL document's search_harness.
+    "hitl_enabled": True,
+    "max_retrieval_tools": 10,
+    "hard_word_ceiling": 7500,
+    "max_rerank_chunks": 15,
+    "extension_call_increment": 5,
+    "extension_word_increment": 3750,
+    "extension_chunk_increment": 5,
+    "max_extensions": 2,
+    "coordinator_model": "offline",
+    "subagent_model": "offline",
+    "synthesizer_model": "offline",
+    "model_api_base": "",
+    "online_search_enabled": True,
+}
 
 
 def _on_disk(store: ConfigStore) -> dict:
@@ -61,7 +78,7 @@ def test_missing_keys_back_filled_existing_values_kept(tmp_path: pathlib.Path) -
     config = store.load()
     assert config.max_saved_sessions == 7
     assert config.session_retention_days == 180
-    assert _on_disk(store) == {"max_saved_sessions": 7, "session_retention_days": 180}
+    assert _on_disk(store) == {**DEFAULTS, "max_saved_sessions": 7}
 
 
 def test_empty_file_treated_as_defaults(tmp_path: pathlib.Path) -> None:
@@ -134,9 +151,9 @@ def test_unknown_keys_preserved_on_load(tmp_path: pathlib.Path) -> None:
     assert config.session_retention_days == 30
     assert not hasattr(config, "from_a_newer_version")
     assert _on_disk(store) == {
+        **DEFAULTS,
         "from_a_newer_version": {"nested": True},
         "session_retention_days": 30,
-        "max_saved_sessions": 100,
     }
 
 
@@ -225,8 +242,9 @@ def test_update_returns_and_persists_new_values(tmp_path: pathlib.Path) -> None:
     result = store.update({"session_retention_days": 30})
     assert result.model_dump() == {**DEFAULTS, "session_retention_days": 30}
     result = store.update({"max_saved_sessions": 12})
-    assert result.model_dump() == {"session_retention_days": 30, "max_saved_sessions": 12}
-    assert _on_disk(store) == {"session_retention_days": 30, "max_saved_sessions": 12}
+    expected = {**DEFAULTS, "session_retention_days": 30, "max_saved_sessions": 12}
+    assert result.model_dump() == expected
+    assert _on_disk(store) == expected
     assert store.path.read_text(encoding="utf-8").endswith("\n")
 
 
@@ -261,6 +279,7 @@ def test_concurrent_updates_from_threads_and_two_stores_all_land(tmp_path: pathl
     assert errors == []
     final = _on_disk(first)
     assert final == {
+        **DEFAULTS,
         "session_retention_days": 1000 + rounds - 1,
         "max_saved_sessions": 2000 + rounds - 1,
     }
@@ -289,5 +308,5 @@ def test_alternating_keys_no_lost_update(tmp_path: pathlib.Path) -> None:
     for t in threads:
         t.join(timeout=60)
     assert last == {"session_retention_days": 39, "max_saved_sessions": 10_039}
-    assert _on_disk(stores[0]) == last
+    assert _on_disk(stores[0]) == {**DEFAULTS, **last}
     assert _temp_files(tmp_path) == []

@@ -24,27 +24,43 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dzocrates/agent/v1/agent.proto\x12\x11zocrates.agent.v1\";\n\x12SyncLibraryRequest\x12\x17\n\x0fzotero_data_dir\x18\x01 \x01(\t\x12\x0c\n\x04\x66ull\x18\x02 \x01(\x08\"\xad\x02\n\x0cSyncProgress\x12\r\n\x05phase\x18\x01 \x01(\t\x12\x12\n\nitems_done\x18\x02 \x01(\x05\x12\x13\n\x0bitems_total\x18\x03 \x01(\x05\x12\x12\n\npages_done\x18\x04 \x01(\x05\x12\x13\n\x0bpages_total\x18\x05 \x01(\x05\x12\x18\n\x10pages_per_second\x18\x06 \x01(\x01\x12\x13\n\x0b\x65ta_seconds\x18\x07 \x01(\x01\x12\x0f\n\x07\x63urrent\x18\x08 \x01(\t\x12\r\n\x05\x61\x64\x64\x65\x64\x18\t \x01(\x05\x12\x0f\n\x07updated\x18\n \x01(\x05\x12\x0f\n\x07removed\x18\x0b \x01(\x05\x12\x11\n\tunchanged\x18\x0c \x01(\x05\x12\x0e\n\x06\x66\x61iled\x18\r \x01(\x05\x12\x17\n\x0f\x65lapsed_seconds\x18\x0e \x01(\x01\x12\x0f\n\x07message\x18\x0f \x01(\t\"\x19\n\x17GetLibraryStatusRequest\"\xd7\x01\n\rLibraryStatus\x12\x17\n\x0fzotero_data_dir\x18\x01 \x01(\t\x12\r\n\x05items\x18\x02 \x01(\x03\x12\x13\n\x0b\x61ttachments\x18\x03 \x01(\x03\x12\r\n\x05pages\x18\x04 \x01(\x03\x12\x0e\n\x06\x63hunks\x18\x05 \x01(\x03\x12\x14\n\x0clast_sync_at\x18\x06 \x01(\x01\x12\x0f\n\x07syncing\x18\x07 \x01(\x08\x12\x17\n\x0f\x65mbedding_model\x18\x08 \x01(\t\x12\x15\n\rembedding_dim\x18\t \x01(\x05\x12\x13\n\x0bindex_bytes\x18\n \x01(\x03\"y\n\x14SearchLibraryRequest\x12\r\n\x05query\x18\x01 \x01(\t\x12\t\n\x01k\x18\x02 \x01(\x05\x12\x11\n\titem_keys\x18\x03 \x03(\t\x12\x16\n\x0e\x63ollection_key\x18\x04 \x01(\t\x12\x0c\n\x04mode\x18\x05 \x01(\t\x12\x0e\n\x06rerank\x18\x06 \x01(\x08\"\xc5\x01\n\tSearchHit\x12\x10\n\x08\x63hunk_id\x18\x01 \x01(\t\x12\x10\n\x08item_key\x18\x02 \x01(\t\x12\r\n\x05title\x18\x03 \x01(\t\x12\x0f\n\x07\x61uthors\x18\x04 \x03(\t\x12\x0c\n\x04year\x18\x05 \x01(\x05\x12\x12\n\npage_start\x18\x06 \x01(\x05\x12\x10\n\x08page_end\x18\x07 \x01(\x05\x12\x0f\n\x07section\x18\x08 \x01(\t\x12\r\n\x05score\x18\t \x01(\x01\x12\x0c\n\x04text\x18\n \x01(\t\x12\x12\n\nword_count\x18\x0b \x01(\x05\"Q\n\x12SearchLibraryReply\x12*\n\x04hits\x18\x01 \x03(\x0b\x32\x1c.zocrates.agent.v1.SearchHit\x12\x0f\n\x07took_ms\x18\x02 \x01(\x01\x32\xaa\x02\n\x0c\x41gentService\x12W\n\x0bSyncLibrary\x12%.zocrates.agent.v1.SyncLibraryRequest\x1a\x1f.zocrates.agent.v1.SyncProgress0\x01\x12`\n\x10GetLibraryStatus\x12*.zocrates.agent.v1.GetLibraryStatusRequest\x1a .zocrates.agent.v1.LibraryStatus\x12_\n\rSearchLibrary\x12\'.zocrates.agent.v1.SearchLibraryRequest\x1a%.zocrates.agent.v1.SearchLibraryReplyb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dzocrates/agent/v1/agent.proto\x12\x11zocrates.agent.v1\"C\n\nSessionKey\x12\x10\n\x08\x61pp_name\x18\x01 \x01(\t\x12\x0f\n\x07user_id\x18\x02 \x01(\t\x12\x12\n\nsession_id\x18\x03 \x01(\t\".\n\x0b\x43ontextItem\x12\x10\n\x08item_key\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\"F\n\x07Snippet\x12\x0c\n\x04text\x18\x01 \x01(\t\x12\x10\n\x08item_key\x18\x02 \x01(\t\x12\x0c\n\x04page\x18\x03 \x01(\x05\x12\r\n\x05title\x18\x04 \x01(\t\"\xef\x01\n\x0b\x43hatRequest\x12.\n\x07session\x18\x01 \x01(\x0b\x32\x1d.zocrates.agent.v1.SessionKey\x12\x0e\n\x06prompt\x18\x02 \x01(\t\x12-\n\x05items\x18\x03 \x03(\x0b\x32\x1e.zocrates.agent.v1.ContextItem\x12\x16\n\x0e\x63ollection_key\x18\x04 \x01(\t\x12\x17\n\x0f\x63ollection_name\x18\x07 \x01(\t\x12,\n\x08snippets\x18\x05 \x03(\x0b\x32\x1a.zocrates.agent.v1.Snippet\x12\x12\n\nrequest_id\x18\x06 \x01(\t\"\x83\x01\n\rResumeRequest\x12.\n\x07session\x18\x01 \x01(\x0b\x32\x1d.zocrates.agent.v1.SessionKey\x12\x15\n\rinvocation_id\x18\x02 \x01(\t\x12\x14\n\x0cinterrupt_id\x18\x03 \x01(\t\x12\x15\n\rresponse_json\x18\x04 \x01(\t\",\n\tChatEvent\x12\x0c\n\x04type\x18\x01 \x01(\t\x12\x11\n\tdata_json\x18\x02 \x01(\t\"V\n\rRewindRequest\x12.\n\x07session\x18\x01 \x01(\x0b\x32\x1d.zocrates.agent.v1.SessionKey\x12\x15\n\rinvocation_id\x18\x02 \x01(\t\"\r\n\x0bRewindReply\";\n\x12SyncLibraryRequest\x12\x17\n\x0fzotero_data_dir\x18\x01 \x01(\t\x12\x0c\n\x04\x66ull\x18\x02 \x01(\x08\"\xad\x02\n\x0cSyncProgress\x12\r\n\x05phase\x18\x01 \x01(\t\x12\x12\n\nitems_done\x18\x02 \x01(\x05\x12\x13\n\x0bitems_total\x18\x03 \x01(\x05\x12\x12\n\npages_done\x18\x04 \x01(\x05\x12\x13\n\x0bpages_total\x18\x05 \x01(\x05\x12\x18\n\x10pages_per_second\x18\x06 \x01(\x01\x12\x13\n\x0b\x65ta_seconds\x18\x07 \x01(\x01\x12\x0f\n\x07\x63urrent\x18\x08 \x01(\t\x12\r\n\x05\x61\x64\x64\x65\x64\x18\t \x01(\x05\x12\x0f\n\x07updated\x18\n \x01(\x05\x12\x0f\n\x07removed\x18\x0b \x01(\x05\x12\x11\n\tunchanged\x18\x0c \x01(\x05\x12\x0e\n\x06\x66\x61iled\x18\r \x01(\x05\x12\x17\n\x0f\x65lapsed_seconds\x18\x0e \x01(\x01\x12\x0f\n\x07message\x18\x0f \x01(\t\"\x19\n\x17GetLibraryStatusRequest\"\xd7\x01\n\rLibraryStatus\x12\x17\n\x0fzotero_data_dir\x18\x01 \x01(\t\x12\r\n\x05items\x18\x02 \x01(\x03\x12\x13\n\x0b\x61ttachments\x18\x03 \x01(\x03\x12\r\n\x05pages\x18\x04 \x01(\x03\x12\x0e\n\x06\x63hunks\x18\x05 \x01(\x03\x12\x14\n\x0clast_sync_at\x18\x06 \x01(\x01\x12\x0f\n\x07syncing\x18\x07 \x01(\x08\x12\x17\n\x0f\x65mbedding_model\x18\x08 \x01(\t\x12\x15\n\rembedding_dim\x18\t \x01(\x05\x12\x13\n\x0bindex_bytes\x18\n \x01(\x03\"y\n\x14SearchLibraryRequest\x12\r\n\x05query\x18\x01 \x01(\t\x12\t\n\x01k\x18\x02 \x01(\x05\x12\x11\n\titem_keys\x18\x03 \x03(\t\x12\x16\n\x0e\x63ollection_key\x18\x04 \x01(\t\x12\x0c\n\x04mode\x18\x05 \x01(\t\x12\x0e\n\x06rerank\x18\x06 \x01(\x08\"\xc5\x01\n\tSearchHit\x12\x10\n\x08\x63hunk_id\x18\x01 \x01(\t\x12\x10\n\x08item_key\x18\x02 \x01(\t\x12\r\n\x05title\x18\x03 \x01(\t\x12\x0f\n\x07\x61uthors\x18\x04 \x03(\t\x12\x0c\n\x04year\x18\x05 \x01(\x05\x12\x12\n\npage_start\x18\x06 \x01(\x05\x12\x10\n\x08page_end\x18\x07 \x01(\x05\x12\x0f\n\x07section\x18\x08 \x01(\t\x12\r\n\x05score\x18\t \x01(\x01\x12\x0c\n\x04text\x18\n \x01(\t\x12\x12\n\nword_count\x18\x0b \x01(\x05\"Q\n\x12SearchLibraryReply\x12*\n\x04hits\x18\x01 \x03(\x0b\x32\x1c.zocrates.agent.v1.SearchHit\x12\x0f\n\x07took_ms\x18\x02 \x01(\x01\x32\x8a\x04\n\x0c\x41gentService\x12W\n\x0bSyncLibrary\x12%.zocrates.agent.v1.SyncLibraryRequest\x1a\x1f.zocrates.agent.v1.SyncProgress0\x01\x12`\n\x10GetLibraryStatus\x12*.zocrates.agent.v1.GetLibraryStatusRequest\x1a .zocrates.agent.v1.LibraryStatus\x12_\n\rSearchLibrary\x12\'.zocrates.agent.v1.SearchLibraryRequest\x1a%.zocrates.agent.v1.SearchLibraryReply\x12\x46\n\x04\x43hat\x12\x1e.zocrates.agent.v1.ChatRequest\x1a\x1c.zocrates.agent.v1.ChatEvent0\x01\x12J\n\x06Resume\x12 .zocrates.agent.v1.ResumeRequest\x1a\x1c.zocrates.agent.v1.ChatEvent0\x01\x12J\n\x06Rewind\x12 .zocrates.agent.v1.RewindRequest\x1a\x1e.zocrates.agent.v1.RewindReplyb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'zocrates.agent.v1.agent_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_SYNCLIBRARYREQUEST']._serialized_start=52
-  _globals['_SYNCLIBRARYREQUEST']._serialized_end=111
-  _globals['_SYNCPROGRESS']._serialized_start=114
-  _globals['_SYNCPROGRESS']._serialized_end=415
-  _globals['_GETLIBRARYSTATUSREQUEST']._serialized_start=417
-  _globals['_GETLIBRARYSTATUSREQUEST']._serialized_end=442
-  _globals['_LIBRARYSTATUS']._serialized_start=445
-  _globals['_LIBRARYSTATUS']._serialized_end=660
-  _globals['_SEARCHLIBRARYREQUEST']._serialized_start=662
-  _globals['_SEARCHLIBRARYREQUEST']._serialized_end=783
-  _globals['_SEARCHHIT']._serialized_start=786
-  _globals['_SEARCHHIT']._serialized_end=983
-  _globals['_SEARCHLIBRARYREPLY']._serialized_start=985
-  _globals['_SEARCHLIBRARYREPLY']._serialized_end=1066
-  _globals['_AGENTSERVICE']._serialized_start=1069
-  _globals['_AGENTSERVICE']._serialized_end=1367
+  _globals['_SESSIONKEY']._serialized_start=52
+  _globals['_SESSIONKEY']._serialized_end=119
+  _globals['_CONTEXTITEM']._serialized_start=121
+  _globals['_CONTEXTITEM']._serialized_end=167
+  _globals['_SNIPPET']._serialized_start=169
+  _globals['_SNIPPET']._serialized_end=239
+  _globals['_CHATREQUEST']._serialized_start=242
+  _globals['_CHATREQUEST']._serialized_end=481
+  _globals['_RESUMEREQUEST']._serialized_start=484
+  _globals['_RESUMEREQUEST']._serialized_end=615
+  _globals['_CHATEVENT']._serialized_start=617
+  _globals['_CHATEVENT']._serialized_end=661
+  _globals['_REWINDREQUEST']._serialized_start=663
+  _globals['_REWINDREQUEST']._serialized_end=749
+  _globals['_REWINDREPLY']._serialized_start=751
+  _globals['_REWINDREPLY']._serialized_end=764
+  _globals['_SYNCLIBRARYREQUEST']._serialized_start=766
+  _globals['_SYNCLIBRARYREQUEST']._serialized_end=825
+  _globals['_SYNCPROGRESS']._serialized_start=828
+  _globals['_SYNCPROGRESS']._serialized_end=1129
+  _globals['_GETLIBRARYSTATUSREQUEST']._serialized_start=1131
+  _globals['_GETLIBRARYSTATUSREQUEST']._serialized_end=1156
+  _globals['_LIBRARYSTATUS']._serialized_start=1159
+  _globals['_LIBRARYSTATUS']._serialized_end=1374
+  _globals['_SEARCHLIBRARYREQUEST']._serialized_start=1376
+  _globals['_SEARCHLIBRARYREQUEST']._serialized_end=1497
+  _globals['_SEARCHHIT']._serialized_start=1500
+  _globals['_SEARCHHIT']._serialized_end=1697
+  _globals['_SEARCHLIBRARYREPLY']._serialized_start=1699
+  _globals['_SEARCHLIBRARYREPLY']._serialized_end=1780
+  _globals['_AGENTSERVICE']._serialized_start=1783
+  _globals['_AGENTSERVICE']._serialized_end=2305
 # @@protoc_insertion_point(module_scope)

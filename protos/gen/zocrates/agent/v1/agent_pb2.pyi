@@ -6,6 +6,86 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class SessionKey(_message.Message):
+    __slots__ = ("app_name", "user_id", "session_id")
+    APP_NAME_FIELD_NUMBER: _ClassVar[int]
+    USER_ID_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    app_name: str
+    user_id: str
+    session_id: str
+    def __init__(self, app_name: _Optional[str] = ..., user_id: _Optional[str] = ..., session_id: _Optional[str] = ...) -> None: ...
+
+class ContextItem(_message.Message):
+    __slots__ = ("item_key", "title")
+    ITEM_KEY_FIELD_NUMBER: _ClassVar[int]
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    item_key: str
+    title: str
+    def __init__(self, item_key: _Optional[str] = ..., title: _Optional[str] = ...) -> None: ...
+
+class Snippet(_message.Message):
+    __slots__ = ("text", "item_key", "page", "title")
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    ITEM_KEY_FIELD_NUMBER: _ClassVar[int]
+    PAGE_FIELD_NUMBER: _ClassVar[int]
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    text: str
+    item_key: str
+    page: int
+    title: str
+    def __init__(self, text: _Optional[str] = ..., item_key: _Optional[str] = ..., page: _Optional[int] = ..., title: _Optional[str] = ...) -> None: ...
+
+class ChatRequest(_message.Message):
+    __slots__ = ("session", "prompt", "items", "collection_key", "collection_name", "snippets", "request_id")
+    SESSION_FIELD_NUMBER: _ClassVar[int]
+    PROMPT_FIELD_NUMBER: _ClassVar[int]
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    COLLECTION_KEY_FIELD_NUMBER: _ClassVar[int]
+    COLLECTION_NAME_FIELD_NUMBER: _ClassVar[int]
+    SNIPPETS_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    session: SessionKey
+    prompt: str
+    items: _containers.RepeatedCompositeFieldContainer[ContextItem]
+    collection_key: str
+    collection_name: str
+    snippets: _containers.RepeatedCompositeFieldContainer[Snippet]
+    request_id: str
+    def __init__(self, session: _Optional[_Union[SessionKey, _Mapping]] = ..., prompt: _Optional[str] = ..., items: _Optional[_Iterable[_Union[ContextItem, _Mapping]]] = ..., collection_key: _Optional[str] = ..., collection_name: _Optional[str] = ..., snippets: _Optional[_Iterable[_Union[Snippet, _Mapping]]] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class ResumeRequest(_message.Message):
+    __slots__ = ("session", "invocation_id", "interrupt_id", "response_json")
+    SESSION_FIELD_NUMBER: _ClassVar[int]
+    INVOCATION_ID_FIELD_NUMBER: _ClassVar[int]
+    INTERRUPT_ID_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_JSON_FIELD_NUMBER: _ClassVar[int]
+    session: SessionKey
+    invocation_id: str
+    interrupt_id: str
+    response_json: str
+    def __init__(self, session: _Optional[_Union[SessionKey, _Mapping]] = ..., invocation_id: _Optional[str] = ..., interrupt_id: _Optional[str] = ..., response_json: _Optional[str] = ...) -> None: ...
+
+class ChatEvent(_message.Message):
+    __slots__ = ("type", "data_json")
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    DATA_JSON_FIELD_NUMBER: _ClassVar[int]
+    type: str
+    data_json: str
+    def __init__(self, type: _Optional[str] = ..., data_json: _Optional[str] = ...) -> None: ...
+
+class RewindRequest(_message.Message):
+    __slots__ = ("session", "invocation_id")
+    SESSION_FIELD_NUMBER: _ClassVar[int]
+    INVOCATION_ID_FIELD_NUMBER: _ClassVar[int]
+    session: SessionKey
+    invocation_id: str
+    def __init__(self, session: _Optional[_Union[SessionKey, _Mapping]] = ..., invocation_id: _Optional[str] = ...) -> None: ...
+
+class RewindReply(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
 class SyncLibraryRequest(_message.Message):
     __slots__ = ("zotero_data_dir", "full")
     ZOTERO_DATA_DIR_FIELD_NUMBER: _ClassVar[int]

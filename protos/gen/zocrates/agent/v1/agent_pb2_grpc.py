@@ -49,6 +49,21 @@ class AgentServiceStub:
                 request_serializer=zocrates_dot_agent_dot_v1_dot_agent__pb2.SearchLibraryRequest.SerializeToString,
                 response_deserializer=zocrates_dot_agent_dot_v1_dot_agent__pb2.SearchLibraryReply.FromString,
                 _registered_method=True)
+        self.Chat = channel.unary_stream(
+                '/zocrates.agent.v1.AgentService/Chat',
+                request_serializer=zocrates_dot_agent_dot_v1_dot_agent__pb2.ChatRequest.SerializeToString,
+                response_deserializer=zocrates_dot_agent_dot_v1_dot_agent__pb2.ChatEvent.FromString,
+                _registered_method=True)
+        self.Resume = channel.unary_stream(
+                '/zocrates.agent.v1.AgentService/Resume',
+                request_serializer=zocrates_dot_agent_dot_v1_dot_agent__pb2.ResumeRequest.SerializeToString,
+                response_deserializer=zocrates_dot_agent_dot_v1_dot_agent__pb2.ChatEvent.FromString,
+                _registered_method=True)
+        self.Rewind = channel.unary_unary(
+                '/zocrates.agent.v1.AgentService/Rewind',
+                request_serializer=zocrates_dot_agent_dot_v1_dot_agent__pb2.RewindRequest.SerializeToString,
+                response_deserializer=zocrates_dot_agent_dot_v1_dot_agent__pb2.RewindReply.FromString,
+                _registered_method=True)
 
 
 class AgentServiceServicer:
@@ -75,6 +90,30 @@ class AgentServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Chat(self, request, context):
+        """Run one chat turn, streaming its events until it completes or pauses at a checkpoint.
+        FAILED_PRECONDITION "checkpoint_pending" while the session waits at a checkpoint;
+        NOT_FOUND "session_not_found".
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Resume(self, request, context):
+        """Answer a pending checkpoint and continue the same turn.
+        FAILED_PRECONDITION "stale_interrupt" when the session is not waiting for that interrupt.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Rewind(self, request, context):
+        """Discard an invocation (and everything after it) from the session.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AgentServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -92,6 +131,21 @@ def add_AgentServiceServicer_to_server(servicer, server):
                     servicer.SearchLibrary,
                     request_deserializer=zocrates_dot_agent_dot_v1_dot_agent__pb2.SearchLibraryRequest.FromString,
                     response_serializer=zocrates_dot_agent_dot_v1_dot_agent__pb2.SearchLibraryReply.SerializeToString,
+            ),
+            'Chat': grpc.unary_stream_rpc_method_handler(
+                    servicer.Chat,
+                    request_deserializer=zocrates_dot_agent_dot_v1_dot_agent__pb2.ChatRequest.FromString,
+                    response_serializer=zocrates_dot_agent_dot_v1_dot_agent__pb2.ChatEvent.SerializeToString,
+            ),
+            'Resume': grpc.unary_stream_rpc_method_handler(
+                    servicer.Resume,
+                    request_deserializer=zocrates_dot_agent_dot_v1_dot_agent__pb2.ResumeRequest.FromString,
+                    response_serializer=zocrates_dot_agent_dot_v1_dot_agent__pb2.ChatEvent.SerializeToString,
+            ),
+            'Rewind': grpc.unary_unary_rpc_method_handler(
+                    servicer.Rewind,
+                    request_deserializer=zocrates_dot_agent_dot_v1_dot_agent__pb2.RewindRequest.FromString,
+                    response_serializer=zocrates_dot_agent_dot_v1_dot_agent__pb2.RewindReply.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -175,6 +229,87 @@ class AgentService:
             '/zocrates.agent.v1.AgentService/SearchLibrary',
             zocrates_dot_agent_dot_v1_dot_agent__pb2.SearchLibraryRequest.SerializeToString,
             zocrates_dot_agent_dot_v1_dot_agent__pb2.SearchLibraryReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Chat(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/zocrates.agent.v1.AgentService/Chat',
+            zocrates_dot_agent_dot_v1_dot_agent__pb2.ChatRequest.SerializeToString,
+            zocrates_dot_agent_dot_v1_dot_agent__pb2.ChatEvent.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Resume(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/zocrates.agent.v1.AgentService/Resume',
+            zocrates_dot_agent_dot_v1_dot_agent__pb2.ResumeRequest.SerializeToString,
+            zocrates_dot_agent_dot_v1_dot_agent__pb2.ChatEvent.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Rewind(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/zocrates.agent.v1.AgentService/Rewind',
+            zocrates_dot_agent_dot_v1_dot_agent__pb2.RewindRequest.SerializeToString,
+            zocrates_dot_agent_dot_v1_dot_agent__pb2.RewindReply.FromString,
             options,
             channel_credentials,
             insecure,

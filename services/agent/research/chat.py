@@ -1,0 +1,425 @@
+"""Research turns over ADK's Runner: chat, resume after a checkpoint, rewind.
+
+``ChatService`` owns one ``Runner`` (the coordinator over a ``RemoteSessionService``) and turns
+ADK events into the client's wire events:
+
+- ``message``: ``{event_id, invocation_id, author, partial, kind, parts}`` where ``kind`` is
+  ``answer`` (the text the user reads: the synthesizer's, or the coordinator's own), ``step``
+  (tool calls and results, search passes) or ``thought``;
+- ``request_input``: the checkpoint card, ``{interrupt_id, invocation_id, message, payload}``;
+- ``done``: ``{status: "completed" | "paused", invocation_id, answer, citations}``.
+
+Refusals happen before the run starts, so the gateway can answer them with an HTTP status:
+a new message while a checkpoint waits (``checkpoint_pending``), a resume for an interrupt the
+session is not waiting for (``stale_interrupt``). A caller that goes away aborts the run through
+ADK's abort signal, which seals the invocation so the session stays consistent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from google.adk.agents.run_config import RunConfig, StreamingMode
+from google.adk.errors._stale_session_error import StaleSessionError
+from google.adk.events.event import Event
+from google.adk.runners import Runner
+from google.adk.sessions.base_session_service import BaseSessionService
+from google.adk.sessions.session import Session
+from google.genai import types
+
+from services.agent.research import state_keys as sk
+from services.agent.research.agents import SEARCH_LIBRARY, SYNTHESIZER
+from services.agent.research.pipeline import EXTEND, SYNTHESIZE
+from services.common.errors import Conflict, InvalidArgument, NotFound, StaleSession
+from services.sessions.formatting import REQUEST_INPUT_CALL, find_pending_hitl
+
+logger = logging.getLogger(__name__)
+
+MAX_PROMPT_CHARS = 20_000
+# A run that was just cancelled may still be sealing its invocation (abort events) when the
+# next request on the session arrives: wait this long for it on this replica.
+PREVIOUS_RUN_WAIT_SECONDS = 15.0
+STALE_RETRIES = 3
+MAX_SNIPPETS = 10
+_ARG_PREVIEW = 300
+
+WireEvent = tuple[str, dict[str, Any]]
+
+
+@dataclass
+class TurnScope:
+    """What the user put in scope for one turn."""
+
+    items: list[dict[str, str]] = field(default_factory=list)
+    collection_key: str = ""
+    collection_name: str = ""
+    snippets: list[dict[str, Any]] = field(default_factory=list)
+
+    def state_delta(self) -> dict[str, Any]:
+        if self.items:
+            scope: str | list[str] = [i["item_key"] for i in self.items]
+            header = "# Active Zotero Selection Context\nThe user selected these papers:\n" + (
+                "\n".join(
+                    f"- {i.get('title') or i['item_key']} ({i['item_key']})" for i in self.items
+                )
+            )
+        elif self.collection_key:
+            scope = f"collection:{self.collection_key}"
+            header = (
+                "# Active Zotero Selection Context\nThe user is working in the collection "
+                f"{self.collection_name or self.collection_key!r}."
+            )
+        else:
+            scope, header = "library", ""
+        return {
+            sk.ACTIVE_CONTEXT_ITEMS: list(self.items) or None,
+            sk.ACTIVE_COLLECTION: (
+                {"key": self.collection_key, "name": self.collection_name}
+                if self.collection_key
+                else None
+            ),
+            sk.ACTIVE_CONTEXT_ITEMS_STR: header,
+            sk.SEARCH_SCOPE: scope,
+            sk.FOCAL_SNIPPETS_STR: focal_snippets_str(self.snippets, with_keys=False),
+            sk.SNIPPETS: list(self.snippets),
+        }
+
+
+def focal_snippets_str(snippets: list[dict[str, Any]], *, with_keys: bool) -> str:
+    """Snippets as ``<text_snippet ...>`` elements; keys only where tools need provenance."""
+    out = []
+    for s in snippets:
+        attrs = []
+        if with_keys and s.get("item_key"):
+            attrs.append(f'key="{s["item_key"]}"')
+        if s.get("title"):
+            attrs.append(f'title="{_xml_attr(str(s["title"]))}"')
+        if s.get("page"):
+            attrs.append(f'page="{int(s["page"])}"')
+        body = str(s.get("text", "")).replace("<", "&lt;").replace(">", "&gt;")
+        out.append(f"<text_snippet {' '.join(attrs)}>{body}</text_snippet>")
+    return "\n".join(out)
+
+
+def _xml_attr(value: str) -> str:
+    return value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
+
+
+def _preview(value: Any) -> Any:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    if len(text) <= _ARG_PREVIEW:
+        return value
+    return text[:_ARG_PREVIEW] + "…"
+
+
+def _result_summary(name: str, response: dict[str, Any]) -> dict[str, Any]:
+    summary: dict[str, Any] = {"name": name, "status": response.get("status", "success")}
+    if "results" in response and isinstance(response["results"], list):
+        summary["count"] = len(response["results"])
+        summary["items"] = sorted(
+            {str(r.get("title") or r.get("item_key")) for r in response["results"][:8]}
+        )[:5]
+    if "pages" in response:
+        summary["pages"] = [response.get("start_page"), response.get("end_page")]
+        summary["title"] = response.get("title")
+    for key in ("notice", "budget_notice", "message", "code"):
+        if response.get(key):
+            summary[key] = response[key]
+    return summary
+
+
+def wire_events(event: Event) -> list[WireEvent]:
+    """The client events for one ADK event (none for state-only or internal events)."""
+    parts = event.content.parts if event.content and event.content.parts else []
+    out: list[WireEvent] = []
+    body: list[dict[str, Any]] = []
+    is_answer_author = event.author == SYNTHESIZER or (
+        event.isolation_scope is None and event.author not in ("user",)
+    )
+    kind = "step"
+    for part in parts:
+        if part.function_call is not None:
+            call = part.function_call
+            if call.name == REQUEST_INPUT_CALL:
+                args = dict(call.args or {})
+                out.append(
+                    (
+                        "request_input",
+                        {
+                            "interrupt_id": call.id,
+                            "invocation_id": event.invocation_id,
+                            "message": args.get("message"),
+                            "payload": args.get("payload"),
+                        },
+                    )
+                )
+                continue
+            body.append(
+                {"function_call": {"name": call.name, "args": _preview(dict(call.args or {}))}}
+            )
+        elif part.function_response is not None:
+            fr = part.function_response
+            if fr.name in (REQUEST_INPUT_CALL, "finish_task"):
+                continue
+            body.append({"function_response": _result_summary(fr.name or "", fr.response or {})})
+        elif part.text:
+            body.append({"text": part.text, "thought": bool(part.thought)})
+            if not part.thought and is_answer_author:
+                kind = "answer"
+            elif part.thought and kind != "answer":
+                kind = "thought"
+    if body:
+        message = {
+            "event_id": event.id,
+            "invocation_id": event.invocation_id,
+            "author": event.author,
+            "partial": bool(event.partial),
+            "kind": kind,
+            "parts": body,
+        }
+        out.insert(0, ("message", message))
+    return out
+
+
+def _search_result(event: Event) -> dict[str, Any] | None:
+    for fr in event.get_function_responses():
+        if fr.name == SEARCH_LIBRARY and event.isolation_scope is None:
+            return dict(fr.response or {})
+    return None
+
+
+class ChatService:
+    def __init__(
+        self,
+        *,
+        runner: Runner,
+        session_service: BaseSessionService,
+        app_name: str,
+        streaming: bool = True,
+    ) -> None:
+        self.runner = runner
+        self.sessions = session_service
+        self.app_name = app_name
+        self.streaming = streaming
+        self._running: dict[str, asyncio.Lock] = {}
+
+    async def _session(self, app_name: str, user_id: str, session_id: str) -> Session:
+        if app_name and app_name != self.app_name:
+            raise InvalidArgument(f"This agent serves app {self.app_name!r}, not {app_name!r}.")
+        session = await self.sessions.get_session(
+            app_name=self.app_name, user_id=user_id, session_id=session_id
+        )
+        if session is None:
+            raise NotFound(f"No session {session_id!r}.", code="session_not_found")
+        return session
+
+    def _run_config(self) -> RunConfig:
+        return RunConfig(streaming_mode=StreamingMode.SSE if self.streaming else StreamingMode.NONE)
+
+    async def chat(
+        self, *, app_name: str, user_id: str, session_id: str, prompt: str, scope: TurnScope
+    ) -> AsyncIterator[WireEvent]:
+        prompt = prompt.strip()
+        if not prompt:
+            raise InvalidArgument("The prompt is empty.", code="empty_prompt")
+        if len(prompt) > MAX_PROMPT_CHARS:
+            raise InvalidArgument(
+                f"The prompt has {len(prompt)} characters; the limit is {MAX_PROMPT_CHARS}.",
+                code="prompt_too_long",
+            )
+        if len(scope.snippets) > MAX_SNIPPETS:
+            raise InvalidArgument(f"At most {MAX_SNIPPETS} snippets per message.")
+        session = await self._session(app_name, user_id, session_id)
+        pending = find_pending_hitl(session.events)
+        if pending is not None:
+            raise Conflict(
+                "This chat is waiting at a deep-research checkpoint. Answer it (grant an "
+                "extension or synthesize now) with /chat/resume, or discard that turn with "
+                f"/sessions/{session_id}/rewind (invocation_id {pending['invocation_id']}).",
+                code="checkpoint_pending",
+            )
+        message = types.Content(role="user", parts=[types.Part(text=prompt)])
+        return self._run(user_id, session_id, message, scope.state_delta())
+
+    async def resume(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        invocation_id: str,
+        interrupt_id: str,
+        response: dict[str, Any],
+    ) -> AsyncIterator[WireEvent]:
+        action = response.get("action")
+        if action not in (EXTEND, SYNTHESIZE):
+            raise InvalidArgument(
+                f"response.action must be {EXTEND!r} or {SYNTHESIZE!r}, not {action!r}.",
+                code="invalid_action",
+            )
+        guidance = response.get("guidance") or ""
+        if not isinstance(guidance, str) or len(guidance) > 2000:
+            raise InvalidArgument("response.guidance must be text of at most 2000 characters.")
+        session = await self._session(app_name, user_id, session_id)
+        pending = find_pending_hitl(session.events)
+        if (
+            pending is None
+            or pending["interrupt_id"] != interrupt_id
+            or (invocation_id and pending["invocation_id"] != invocation_id)
+        ):
+            raise Conflict(
+                "Invalid or stale interrupt ID. The session is not waiting for this interrupt"
+                + (
+                    f"; it waits for {pending['interrupt_id']} of invocation "
+                    f"{pending['invocation_id']}."
+                    if pending
+                    else "; it has no pending checkpoint."
+                ),
+                code="stale_interrupt",
+            )
+        message = types.Content(
+            role="user",
+            parts=[
+                types.Part(
+                    function_response=types.FunctionResponse(
+                        id=interrupt_id,
+                        name=REQUEST_INPUT_CALL,
+                        response={"action": action, "guidance": guidance},
+                    )
+                )
+            ],
+        )
+        return self._run(user_id, session_id, message, None)
+
+    async def _run(
+        self,
+        user_id: str,
+        session_id: str,
+        message: types.Content,
+        state_delta: dict[str, Any] | None,
+    ) -> AsyncIterator[WireEvent]:
+        lock = self._running.setdefault(session_id, asyncio.Lock())
+        try:
+            await asyncio.wait_for(lock.acquire(), PREVIOUS_RUN_WAIT_SECONDS)
+        except TimeoutError:
+            raise Conflict(
+                "The previous turn on this session is still shutting down; try again.",
+                code="session_busy",
+            ) from None
+        try:
+            for attempt in range(STALE_RETRIES + 1):
+                started = False
+                try:
+                    async for item in self._run_once(user_id, session_id, message, state_delta):
+                        started = True
+                        yield item
+                    return
+                except StaleSessionError:
+                    # Another writer (a cancelled run on another replica sealing its
+                    # invocation) got in between loading the session and appending the
+                    # prompt. Nothing of this turn was written yet: load again and retry.
+                    if started or attempt == STALE_RETRIES:
+                        raise StaleSession(
+                            "The session changed while this turn was running; reload it and "
+                            "try again.",
+                        ) from None
+                    await asyncio.sleep(0.2 * (attempt + 1))
+        finally:
+            lock.release()
+            if not lock.locked() and self._running.get(session_id) is lock:
+                del self._running[session_id]
+
+    async def _run_once(
+        self,
+        user_id: str,
+        session_id: str,
+        message: types.Content,
+        state_delta: dict[str, Any] | None,
+    ) -> AsyncIterator[WireEvent]:
+        abort = asyncio.Event()
+        invocation_id = ""
+        paused = False
+        result: dict[str, Any] | None = None
+        answer_parts: list[str] = []
+        finished = False
+        run = self.runner.run_async(
+            user_id=user_id,
+            session_id=session_id,
+            new_message=message,
+            state_delta=state_delta,
+            run_config=self._run_config(),
+            abort_signal=abort,
+        )
+        # The runner is driven from its own task: when our caller is cancelled, the cancellation
+        # must not land inside the runner (ADK would treat it as a crash and leave the pipeline's
+        # scope open) but become ADK's abort signal, which seals the invocation.
+        queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+
+        async def pump() -> None:
+            try:
+                async for event in run:
+                    await queue.put(("event", event))
+                await queue.put(("end", None))
+            except BaseException as exc:
+                await queue.put(("error", exc))
+                if isinstance(exc, asyncio.CancelledError):
+                    raise
+
+        task = asyncio.create_task(pump())
+        try:
+            while True:
+                tag, item = await queue.get()
+                if tag == "end":
+                    break
+                if tag == "error":
+                    raise item
+                event: Event = item
+                invocation_id = event.invocation_id or invocation_id
+                for kind, data in wire_events(event):
+                    if kind == "request_input":
+                        paused = True
+                    elif data.get("kind") == "answer" and not data["partial"]:
+                        answer_parts.append(
+                            "".join(p.get("text", "") for p in data["parts"] if "text" in p)
+                        )
+                    yield kind, data
+                result = _search_result(event) or result
+            finished = True
+        finally:
+            if not finished:
+                abort.set()
+            done, _ = await asyncio.wait([task], timeout=PREVIOUS_RUN_WAIT_SECONDS)
+            if not done:
+                logger.error("the run on session %s did not stop after abort", session_id)
+                task.cancel()
+        answer = (result or {}).get("answer") or "\n\n".join(a for a in answer_parts if a)
+        yield (
+            "done",
+            {
+                "status": "paused" if paused else "completed",
+                "invocation_id": invocation_id,
+                "session_id": session_id,
+                "answer": "" if paused else answer,
+                "citations": [] if paused else list((result or {}).get("citations") or []),
+            },
+        )
+
+    async def rewind(
+        self, *, app_name: str, user_id: str, session_id: str, invocation_id: str
+    ) -> None:
+        session = await self._session(app_name, user_id, session_id)
+        if not invocation_id:
+            raise InvalidArgument("invocation_id is required.", code="invalid_invocation_id")
+        if not any(e.invocation_id == invocation_id for e in session.events):
+            raise NotFound(
+                f"Session {session_id!r} has no invocation {invocation_id!r}.",
+                code="invocation_not_found",
+            )
+        await self.runner.rewind_async(
+            user_id=user_id, session_id=session_id, rewind_before_invocation_id=invocation_id
+        )

@@ -1,0 +1,214 @@
+"""Evidence: ranking what a research turn retrieved, and the prompts built from it.
+
+Pure functions: the completion report for a pass that did not conclude, the continuation prompt
+of an extension pass, the checkpoint card's payload, the synthesizer's grounded prompt, and the
+citations found in an answer.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from services.agent.research.harness import Ceilings
+
+CITATION_RE = re.compile(r"\[(\d{1,3})(?:\s*,\s*p+\.?\s*(\d{1,4})(?:\s*[-\u2013]\s*\d{1,4})?)?\]")
+
+
+def auto_completion_report(request: str, evidence: list[dict[str, Any]]) -> dict[str, Any]:
+    """The report for a pass that ended without ``conclude_search`` (budget hit, model stopped).
+
+    It keeps the user's question as the open gap unless evidence was found, so the checkpoint
+    still offers an extension rather than silently synthesizing from nothing.
+    """
+    papers = _papers(evidence)
+    if not evidence:
+        return {
+            "summary": "The search pass ended without finding passages in the library.",
+            "gaps": [request.strip()[:300]],
+            "concluded": False,
+        }
+    return {
+        "summary": (
+            f"The search pass ended without a conclusion after retrieving {len(evidence)} "
+            f"passages from {len(papers)} paper(s): " + "; ".join(papers[:8]) + "."
+        ),
+        "gaps": [f"Not confirmed as fully answered: {request.strip()[:300]}"],
+        "concluded": False,
+    }
+
+
+def _papers(evidence: list[dict[str, Any]]) -> list[str]:
+    seen: dict[str, str] = {}
+    for piece in evidence:
+        seen.setdefault(piece["item_key"], piece.get("title") or piece["item_key"])
+    return [f"{title} ({key})" for key, title in seen.items()]
+
+
+def initial_prompt(request: str, scope_note: str, snippets: str) -> str:
+    parts = [f"Research request: {request.strip()}"]
+    if scope_note:
+        parts.append(scope_note)
+    if snippets:
+        parts.append(f"The user pointed at these passages:\n{snippets}")
+    parts.append(
+        "Find the passages that answer it in the user's library, then call conclude_search "
+        "with a summary and the aspects you found no evidence for."
+    )
+    return "\n\n".join(parts)
+
+
+def continuation_prompt(
+    request: str,
+    report: dict[str, Any],
+    ceilings: Ceilings,
+    calls_used: int,
+    extension: int,
+    guidance: str,
+) -> str:
+    gaps = "\n".join(f"- {g}" for g in report.get("gaps") or []) or "- (none listed)"
+    parts = [
+        f"Deep research extension {extension}. Research request: {request.strip()}",
+        f"Already established:\n{report.get('summary') or '(nothing yet)'}",
+        f"Still missing:\n{gaps}",
+    ]
+    if guidance.strip():
+        parts.append(f"The user's guidance for this extension: {guidance.strip()}")
+    parts.append(
+        f"Budget now: {ceilings.budget} retrieval calls in total ({calls_used} used), "
+        f"{ceilings.word_ceiling} words. Search only for what is missing; do not repeat earlier "
+        "queries. Then call conclude_search with an updated summary and the remaining gaps."
+    )
+    return "\n\n".join(parts)
+
+
+def checkpoint_payload(
+    *,
+    request: str,
+    report: dict[str, Any],
+    evidence: list[dict[str, Any]],
+    extension_count: int,
+    max_extensions: int,
+    ceilings: Ceilings,
+    next_ceilings: Ceilings,
+    calls_used: int,
+    words: int,
+    extension_requested: bool,
+) -> dict[str, Any]:
+    """What the checkpoint card shows: what was covered, what is missing, what a grant adds."""
+    if extension_requested:
+        trigger = "agent_request"
+    elif calls_used >= ceilings.budget or words >= 0.8 * ceilings.word_ceiling:
+        trigger = "budget_exhausted"
+    else:
+        trigger = "gaps"
+    return {
+        "request": request,
+        "extension_number": extension_count + 1,
+        "max_extensions": max_extensions,
+        "covered_summary": report.get("summary") or "",
+        "gaps": list(report.get("gaps") or []),
+        "justification": report.get("justification") or "",
+        "trigger": trigger,
+        "papers": _papers(evidence)[:12],
+        "evidence_count": len(evidence),
+        "tool_calls_used": calls_used,
+        "words_retrieved": words,
+        "ceilings": ceilings.to_dict(),
+        "next_ceilings": next_ceilings.to_dict(),
+    }
+
+
+def select_evidence(
+    evidence: list[dict[str, Any]],
+    ranked: list[tuple[str, float, int]] | None,
+    ceilings: Ceilings,
+) -> list[dict[str, Any]]:
+    """The pieces the synthesizer gets: reranked order, at most ``max_chunks`` and the ceiling.
+
+    ``ranked`` is the cross-encoder's (id, score, words); None (reranker unavailable) falls
+    back to retrieval order.
+    """
+    by_id = {p["id"]: p for p in evidence}
+    if ranked is None:
+        order = [(p["id"], float(p.get("score") or 0.0)) for p in evidence]
+    else:
+        order = [(cid, score) for cid, score, _ in ranked if cid in by_id]
+    chosen: list[dict[str, Any]] = []
+    words = 0
+    for cid, score in order:
+        piece = by_id[cid]
+        if len(chosen) >= ceilings.max_chunks:
+            break
+        if chosen and words + int(piece.get("words") or 0) > ceilings.word_ceiling:
+            continue
+        words += int(piece.get("words") or 0)
+        chosen.append({**piece, "rerank_score": score})
+    return chosen
+
+
+def _cite_label(piece: dict[str, Any]) -> str:
+    authors = piece.get("authors") or []
+    lead = authors[0].split(",")[0].split()[-1] if authors else ""
+    if len(authors) > 2:
+        lead += " et al."
+    elif len(authors) == 2:
+        lead += " & " + authors[1].split(",")[0].split()[-1]
+    year = piece.get("year") or "n.d."
+    return f"{lead or piece.get('title', '')[:40]} ({year})"
+
+
+def number_evidence(selected: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{**p, "n": i + 1, "label": _cite_label(p)} for i, p in enumerate(selected)]
+
+
+def synthesis_prompt(
+    request: str,
+    numbered: list[dict[str, Any]],
+    report: dict[str, Any],
+    snippets: str,
+    guidance: str,
+) -> str:
+    blocks = []
+    for p in numbered:
+        pages = f"p. {p['page']}" + (
+            f"-{p['page_end']}" if p.get("page_end") and p["page_end"] != p["page"] else ""
+        )
+        section = f", section {p['section']!r}" if p.get("section") else ""
+        blocks.append(
+            f'[{p["n"]}] {p["label"]} "{p.get("title", "")}" item {p["item_key"]}, '
+            f"{pages}{section}\n{p['text'].strip()}"
+        )
+    gaps = "\n".join(f"- {g}" for g in report.get("gaps") or [])
+    parts = [f"Question: {request.strip()}"]
+    if snippets:
+        parts.append(f"Passages the user pointed at:\n{snippets}")
+    if guidance.strip():
+        parts.append(f"User guidance: {guidance.strip()}")
+    parts.append("Evidence from the user's library:\n\n" + ("\n\n".join(blocks) or "(none)"))
+    if gaps:
+        parts.append(f"Aspects the search found no evidence for:\n{gaps}")
+    parts.append(
+        "Write the answer from this evidence only. Cite every claim with the evidence number "
+        "and page, like [3, p. 12]. Say plainly which aspects the library does not cover. End "
+        "with a '# Cited Sources' section listing each cited number with its authors, year, "
+        "title, item key and pages."
+    )
+    return "\n\n".join(parts)
+
+
+def extract_citations(answer: str, numbered: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The evidence an answer cites: [{"n", "item_key", "title", "page"}], in order of use."""
+    by_n = {p["n"]: p for p in numbered}
+    found: dict[tuple[int, int], dict[str, Any]] = {}
+    for match in CITATION_RE.finditer(answer):
+        n = int(match.group(1))
+        piece = by_n.get(n)
+        if piece is None:
+            continue
+        page = int(match.group(2)) if match.group(2) else int(piece["page"])
+        found.setdefault(
+            (n, page),
+            {"n": n, "item_key": piece["item_key"], "title": piece.get("title", ""), "page": page},
+        )
+    return list(found.values())

@@ -1,0 +1,335 @@
+"""The built-in offline model: deterministic, extractive and honest about what it is.
+
+With no model configured (the default), every role runs on this ``BaseLlm``. It drives the same
+agents, tools, checkpoints and streaming as a real model, with a fixed policy:
+
+- coordinator: every user message becomes one ``search_library`` call with the message as the
+  request (it does not chat);
+- search subagent: search the whole request, then each of its aspects (split on "and", commas,
+  question marks), read the best page of the two best papers, and conclude with the aspects for
+  which no retrieved passage holds most of the aspect's words. Those gaps trigger the
+  deep-research checkpoint. An extension pass searches each gap (and the user's guidance);
+- synthesizer: quotes, for each aspect, the retrieved sentences that share the most words with
+  it, cites each as [n, p. X], lists the uncovered aspects, and ends with '# Cited Sources'.
+
+It never writes a sentence that is not in the evidence, apart from its labels.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncGenerator
+from typing import Any
+
+from google.adk.models.base_llm import BaseLlm
+from google.adk.models.llm_request import LlmRequest
+from google.adk.models.llm_response import LlmResponse
+from google.genai import types
+
+OFFLINE_NOTICE = (
+    "*Offline extractive answer: Zocrates' built-in model quotes sentences from your papers "
+    "instead of writing a synthesis. Configure a model in the preferences for full answers.*"
+)
+
+_STOP = set(
+    """a about above after again against all am an and any are as at be because been before being
+below between both but by can could did do does doing down during each few for from further had
+has have having he her here hers herself him himself his how i if in into is it its itself just
+me more most my myself no nor not now of off on once only or other our ours ourselves out over
+own same she should so some such than that the their theirs them themselves then there these they
+this those through to too under until up very was we were what when where which while who whom
+why will with would you your yours yourself yourselves use used using uses kind same way ways
+model models paper papers study studies fit fits fitted fitting does do one two also""".split()
+)
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]+")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[])")
+_EVIDENCE_BLOCK = re.compile(
+    r"^\[(\d+)\] (.*?) \"(.*?)\" item (\S+), p\. (\d+)(?:-\d+)?[^\n]*\n(.*?)(?=^\[\d+\] |\Z)",
+    re.S | re.M,
+)
+
+
+def terms(text: str) -> set[str]:
+    out = set()
+    for word in _WORD.findall(text.lower()):
+        if word in _STOP or len(word) < 3:
+            continue
+        out.add(word[:-1] if word.endswith("s") and len(word) > 4 else word)
+    return out
+
+
+def aspects_of(request: str) -> list[str]:
+    """The parts of a question: split on ' and ', ';', ',', '?' when each part carries terms."""
+    pieces = re.split(
+        r"\?|;|,\s*(?:and\s+)?|\s+and\s+(?=how|what|why|which|when|where|does|do|is|are|can)",
+        request,
+    )
+    aspects = [p.strip(" .") for p in pieces if terms(p)]
+    return aspects or [request.strip()]
+
+
+def covered(aspect: str, texts: list[str], share: float = 0.6) -> bool:
+    wanted = terms(aspect)
+    if not wanted:
+        return True
+    return any(len(wanted & terms(t)) >= max(1, round(share * len(wanted))) for t in texts)
+
+
+def _user_texts(request: LlmRequest) -> list[str]:
+    return [
+        p.text
+        for c in request.contents
+        if c.role == "user"
+        for p in c.parts or []
+        if p.text and not p.thought
+    ]
+
+
+def _responses(request: LlmRequest) -> list[types.FunctionResponse]:
+    return [
+        p.function_response for c in request.contents for p in c.parts or [] if p.function_response
+    ]
+
+
+def _call(name: str, **args: Any) -> LlmResponse:
+    return LlmResponse(
+        content=types.Content(
+            role="model", parts=[types.Part(function_call=types.FunctionCall(name=name, args=args))]
+        )
+    )
+
+
+def estimate_tokens(text: str) -> int:
+    """About four characters per token, the usual rule of thumb for English."""
+    return max(1, len(text) // 4)
+
+
+def _prompt_tokens(request: LlmRequest) -> int:
+    size = len(str(request.config.system_instruction or "")) if request.config else 0
+    for content in request.contents:
+        for part in content.parts or []:
+            if part.text:
+                size += len(part.text)
+            elif part.function_call is not None:
+                size += len(str(part.function_call.args or {})) + 20
+            elif part.function_response is not None:
+                size += len(str(part.function_response.response or {})) + 20
+    return max(1, size // 4)
+
+
+def _with_usage(response: LlmResponse, request: LlmRequest) -> LlmResponse:
+    output = "".join(
+        p.text or str(p.function_call.args if p.function_call else "")
+        for p in (response.content.parts if response.content else []) or []
+    )
+    prompt = _prompt_tokens(request)
+    completion = estimate_tokens(output)
+    response.usage_metadata = types.GenerateContentResponseUsageMetadata(
+        prompt_token_count=prompt,
+        candidates_token_count=completion,
+        total_token_count=prompt + completion,
+    )
+    return response
+
+
+class OfflineLlm(BaseLlm):
+    """One instance per role: ``coordinator``, ``search_subagent`` or ``synthesizer``."""
+
+    model: str = "offline"
+    role: str = "coordinator"
+
+    async def generate_content_async(
+        self, llm_request: LlmRequest, stream: bool = False
+    ) -> AsyncGenerator[LlmResponse, None]:
+        if self.role == "search_subagent":
+            yield _with_usage(self._subagent(llm_request), llm_request)
+            return
+        if self.role == "synthesizer":
+            text = self._synthesize(llm_request)
+        else:
+            response = self._coordinate(llm_request)
+            if response is not None:
+                yield _with_usage(response, llm_request)
+                return
+            text = "Ask me about the papers in your library."
+        if stream:
+            pieces = re.findall(r"\S+\s*|\s+", text)
+            for i in range(0, len(pieces), 6):
+                yield LlmResponse(
+                    content=types.Content(
+                        role="model", parts=[types.Part(text="".join(pieces[i : i + 6]))]
+                    ),
+                    partial=True,
+                )
+        yield _with_usage(
+            LlmResponse(content=types.Content(role="model", parts=[types.Part(text=text)])),
+            llm_request,
+        )
+
+    # -- coordinator ------------------------------------------------------------------------
+
+    def _coordinate(self, request: LlmRequest) -> LlmResponse | None:
+        last = request.contents[-1] if request.contents else None
+        if last is None or last.role != "user":
+            return None
+        texts = [p.text for p in last.parts or [] if p.text]
+        if texts:
+            return _call("search_library", request=" ".join(texts).strip())
+        for part in last.parts or []:
+            fr = part.function_response
+            if fr is not None and fr.name == "search_library":
+                answer = (fr.response or {}).get("answer") or "The research pipeline stopped."
+                return LlmResponse(
+                    content=types.Content(role="model", parts=[types.Part(text=str(answer))])
+                )
+        return None
+
+    # -- search subagent --------------------------------------------------------------------
+
+    def _subagent(self, request: LlmRequest) -> LlmResponse:
+        prompt = next((t for t in _user_texts(request) if "Research request:" in t), "")
+        question = _field(prompt, "Research request:")
+        extension = prompt.startswith("Deep research extension")
+        responses = _responses(request)
+        texts: list[str] = []
+        by_item: dict[str, list[str]] = {}
+        hits: list[dict[str, Any]] = []
+        blocked = False
+        for fr in responses:
+            body = fr.response or {}
+            if body.get("status") == "blocked":
+                blocked = True
+            for r in body.get("results") or []:
+                hits.append(r)
+                texts.append(str(r.get("text", "")))
+                by_item.setdefault(str(r.get("item_key")), []).append(texts[-1])
+            for page in body.get("pages") or []:
+                texts.append(str(page.get("text", "")))
+                by_item.setdefault(str(body.get("item_key")), []).append(texts[-1])
+        searched = [fr for fr in responses if fr.name == "search_corpus"]
+        reads = [fr for fr in responses if fr.name == "read_document"]
+        if extension:
+            missing = [
+                g[2:].strip() for g in _block(prompt, "Still missing:") if g.startswith("- ")
+            ]
+            guidance = _field(prompt, "The user's guidance for this extension:")
+            queries = [f"{g} {guidance}".strip() for g in missing] or [question]
+        else:
+            missing = aspects_of(question)
+            queries = [question] + (missing if len(missing) > 1 else [])
+        if not blocked and len(searched) < len(queries):
+            return _call("search_corpus", query=queries[len(searched)], k=8)
+        if not blocked and not extension and len(reads) < 2:
+            best: list[dict[str, Any]] = []
+            for hit in hits:
+                if all(b["item_key"] != hit["item_key"] for b in best):
+                    best.append(hit)
+            if len(best) > len(reads):
+                hit = best[len(reads)]
+                return _call(
+                    "read_document",
+                    item_key=hit["item_key"],
+                    start_page=int(hit["page"]),
+                    end_page=int(hit["page"]),
+                )
+        aspects = missing if extension else aspects_of(question)
+        # An aspect counts as covered when one paper's retrieved passages together hold most of
+        # its words (the terms of a question are often spread over a paper's sections).
+        papers = ["\n".join(v) for v in by_item.values()]
+        gaps = [a for a in aspects if not covered(a, papers)]
+        found = sorted({f"{h.get('title', '')} ({h['item_key']}) p. {h['page']}" for h in hits})
+        summary = (
+            f"Retrieved {len(texts)} passages. Most relevant: " + "; ".join(found[:6])
+            if found
+            else "No passages in the library matched."
+        )
+        return _call("conclude_search", summary=summary, gaps=gaps)
+
+    # -- synthesizer ------------------------------------------------------------------------
+
+    def _synthesize(self, request: LlmRequest) -> str:
+        prompt = "\n\n".join(_user_texts(request))
+        question = _field(prompt, "Question:")
+        evidence_text = prompt.split("Evidence from the user's library:", 1)[-1]
+        evidence_text = evidence_text.split("Aspects the search found no evidence for:", 1)[0]
+        blocks: list[dict[str, Any]] = []
+        for m in _EVIDENCE_BLOCK.finditer(evidence_text.strip() + "\n"):
+            n, label, title, key, page, body = m.groups()
+            blocks.append(
+                {
+                    "n": int(n),
+                    "label": label,
+                    "title": title,
+                    "key": key,
+                    "page": int(page),
+                    "body": body.strip(),
+                }
+            )
+        gaps = [g[2:].strip() for g in _block(prompt, "Aspects the search found no evidence for:")]
+        lines = [OFFLINE_NOTICE, ""]
+        if not blocks:
+            lines.append(
+                "Your library has no passages that answer this question"
+                + (f" ({question})." if question else ".")
+            )
+            return "\n".join(lines)
+        cited: dict[int, dict[str, Any]] = {}
+        sentences = [
+            (sentence, terms(sentence), b)
+            for b in blocks
+            for sentence in _SENTENCE.split(re.sub(r"\s+", " ", b["body"]))
+            if 40 <= len(sentence) <= 400
+        ]
+        # Rarer words say more: a term found in few evidence sentences weighs more.
+        df: dict[str, int] = {}
+        for _, words, _ in sentences:
+            for w in words:
+                df[w] = df.get(w, 0) + 1
+        for aspect in aspects_of(question):
+            wanted = terms(aspect)
+            scored = []
+            for sentence, words, b in sentences:
+                hit = wanted & words
+                if hit:
+                    weight = sum(1.0 / df[w] ** 0.5 for w in hit)
+                    scored.append((len(hit), weight, -b["n"], sentence, b))
+            scored.sort(key=lambda s: (s[1], s[2]), reverse=True)
+            if not scored or max(s[0] for s in scored) < max(1, round(0.4 * len(wanted))):
+                if aspect not in gaps:
+                    gaps.append(aspect)
+                continue
+            lines.append(f"**{aspect.rstrip('?')}?**")
+            for _, _, _, sentence, b in scored[:2]:
+                lines.append(f'- "{sentence.strip()}" [{b["n"]}, p. {b["page"]}]')
+                cited[b["n"]] = b
+            lines.append("")
+        if gaps:
+            lines.append("**Not found in your library:** " + "; ".join(gaps) + ".")
+            lines.append("")
+        if not cited:
+            lines.append("None of the retrieved passages answers this question directly.")
+            return "\n".join(lines)
+        lines.append("# Cited Sources")
+        for n in sorted(cited):
+            b = cited[n]
+            lines.append(f"[{n}] {b['label']}. {b['title']}. Item {b['key']}, p. {b['page']}.")
+        return "\n".join(lines)
+
+
+def _field(text: str, label: str) -> str:
+    for line in text.splitlines():
+        if line.startswith(label):
+            return line[len(label) :].strip()
+    return ""
+
+
+def _block(text: str, heading: str) -> list[str]:
+    if heading not in text:
+        return []
+    body = text.split(heading, 1)[1].lstrip("\n")
+    out = []
+    for line in body.splitlines():
+        if not line.strip():
+            break
+        out.append(line.strip())
+    return out

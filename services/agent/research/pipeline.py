@@ -1,0 +1,443 @@
+"""The dynamic search pipeline: retrieval passes, deep-research checkpoints, rerank, synthesis.
+
+``search_library`` (a coordinator tool) runs ``search_library_pipeline`` as a child node in its
+own isolation scope (``search_pipeline:<function call id>``), so the raw retrieval never enters
+the coordinator's context. The pipeline:
+
+1. runs the search subagent's initial pass (``search_initial``), unless this invocation already
+   did (the persisted ``hitl_snapshot`` of this invocation says so);
+2. checks the dual trigger (gaps left, or the subagent asked for an extension) with the smart
+   skip; when it fires, persists ``hitl_snapshot`` (a child node, so the write precedes the
+   pause) and runs ``search_budget_checkpoint``, which yields ADK's ``RequestInput`` and pauses
+   the whole invocation;
+3. on resume (the same invocation, the tool replayed by ADK with the same call id) it rebuilds
+   its position chronologically from the snapshot and the answers recorded in this invocation's
+   events: answered checkpoints are not asked again, finished extension passes (``completed``)
+   are not run again;
+4. reranks the evidence through the reranker service, trims it to the current ceilings and runs
+   the synthesizer; then tears the snapshot and ceilings down, records the audit, and closes the
+   isolation scope with a ``finish_task`` response so the next user message is unscoped.
+
+In google-adk 2.13 a node started from a tool of a root ``LlmAgent`` runs without a replaying
+scheduler (the root chat agent installs none), so ADK does not fast-forward finished children on
+resume; the guards above are what keep passes from running twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from google.adk.agents.context import Context
+from google.adk.agents.llm.task._finish_task_tool import (
+    FINISH_TASK_ERROR_RESULT,
+    FINISH_TASK_SUCCESS_RESULT,
+    FINISH_TASK_TOOL_NAME,
+)
+from google.adk.agents.llm_agent import LlmAgent
+from google.adk.events.event import Event
+from google.adk.events.request_input import RequestInput
+from google.adk.utils._function_call_names import REQUEST_INPUT_FUNCTION_CALL_NAME
+from google.adk.workflow import node
+from google.adk.workflow._errors import NodeInterruptedError
+from google.genai import types
+
+from services.agent.research import evidence as ev
+from services.agent.research import state_keys as sk
+from services.agent.research.harness import Ceilings, Harness, should_checkpoint
+from services.common.errors import ZocratesError
+
+logger = logging.getLogger(__name__)
+
+PIPELINE_NODE = "search_library_pipeline"
+CHECKPOINT_NODE = "search_budget_checkpoint"
+SCOPE_PREFIX = "search_pipeline:"
+CHECKPOINT_MESSAGE = "Deep research limit reached. Extend retrieval or synthesize current findings?"
+EXTEND = "extend_budget"
+SYNTHESIZE = "synthesize"
+
+
+class Reranker(Protocol):
+    async def rerank(
+        self,
+        query: str,
+        candidates: list[tuple[str, str]],
+        *,
+        max_chunks: int = 0,
+        word_ceiling: int = 0,
+        timeout: float | None = None,
+    ) -> list[tuple[str, float, int]]: ...
+
+
+@dataclass
+class PipelineDeps:
+    subagent: LlmAgent
+    synthesizer: LlmAgent
+    reranker: Reranker | None
+    harness: Callable[[], Harness]
+
+
+# ---------------------------------------------------------------------------------------------
+# Invocation-scoped scans
+
+
+def interrupt_answer(ctx: Context, interrupt_id: str) -> dict[str, Any] | None:
+    """The user's answer to ``interrupt_id`` in this invocation, if it was answered."""
+    answer = (ctx.resume_inputs or {}).get(interrupt_id)
+    if answer is not None:
+        return answer if isinstance(answer, dict) else {"action": str(answer)}
+    for event in ctx.session.events:
+        if event.invocation_id != ctx.invocation_id:
+            continue
+        for fr in event.get_function_responses():
+            if fr.id == interrupt_id and fr.name == REQUEST_INPUT_FUNCTION_CALL_NAME:
+                return dict(fr.response or {})
+    return None
+
+
+def recover_isolation_scope(ctx: Context) -> str | None:
+    """This pipeline's scope: the context's, else the snapshot's, else this invocation's events."""
+    if ctx.isolation_scope:
+        return ctx.isolation_scope
+    snapshot = ctx.state.get(sk.HITL_SNAPSHOT)
+    if (
+        isinstance(snapshot, dict)
+        and snapshot.get("invocation_id") == ctx.invocation_id
+        and snapshot.get("isolation_scope")
+    ):
+        return str(snapshot["isolation_scope"])
+    for event in reversed(ctx.session.events):
+        if event.invocation_id == ctx.invocation_id and str(event.isolation_scope or "").startswith(
+            SCOPE_PREFIX
+        ):
+            return str(event.isolation_scope)
+    return None
+
+
+def ensure_isolation_scope(ctx: Context) -> str | None:
+    scope = recover_isolation_scope(ctx)
+    if scope and not ctx.isolation_scope:
+        ctx.isolation_scope = scope
+        ctx._invocation_context.isolation_scope = scope
+    return scope
+
+
+def current_snapshot(ctx: Context) -> dict[str, Any] | None:
+    """The persisted snapshot, only if it belongs to this invocation (never an older turn's)."""
+    snapshot = ctx.state.get(sk.HITL_SNAPSHOT)
+    if isinstance(snapshot, dict) and snapshot.get("invocation_id") == ctx.invocation_id:
+        return snapshot
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Child nodes (every side effect that must precede a pause happens in a child node)
+
+
+@node(name=CHECKPOINT_NODE, rerun_on_resume=False)
+async def search_budget_checkpoint(ctx: Context, node_input: dict[str, Any]) -> Any:
+    yield RequestInput(
+        interrupt_id=node_input["interrupt_id"],
+        message=CHECKPOINT_MESSAGE,
+        payload=node_input["payload"],
+        response_schema=None,
+    )
+
+
+@node(name="persist_hitl_snapshot")
+async def persist_hitl_snapshot(ctx: Context, node_input: dict[str, Any]) -> Any:
+    ctx.state[sk.HITL_SNAPSHOT] = dict(node_input)
+    yield None
+
+
+@node(name="apply_state")
+async def apply_state(ctx: Context, node_input: dict[str, Any]) -> Any:
+    for key, value in node_input.items():
+        ctx.state[key] = value
+    yield None
+
+
+@node(name="close_isolation_scope")
+async def close_isolation_scope(ctx: Context, node_input: dict[str, Any]) -> Any:
+    yield Event(
+        content=types.Content(
+            role="user",
+            parts=[
+                types.Part(
+                    function_response=types.FunctionResponse(
+                        name=FINISH_TASK_TOOL_NAME, response={"result": node_input["result"]}
+                    )
+                )
+            ],
+        )
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+class _StateWriter:
+    """Writes state through a child node, so each write is an event of its own.
+
+    The pipeline never assigns ``ctx.state`` itself: its own pending delta would shadow what
+    the subagent's tools write to the same keys until the pipeline emitted an event, and the
+    pipeline would read its stale value back (ADK's ``State`` reads the delta first).
+    """
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self.count = 0
+
+    async def __call__(self, updates: dict[str, Any]) -> None:
+        self.count += 1
+        await self.ctx.run_node(apply_state, node_input=updates, run_id=f"state_{self.count}")
+
+
+def _ceilings_state(ceilings: Ceilings, extension_count: int) -> dict[str, Any]:
+    return {
+        sk.TEMP_RETRIEVAL_TOOL_BUDGET: ceilings.budget,
+        sk.TEMP_WORD_CEILING: ceilings.word_ceiling,
+        sk.TEMP_MAX_RERANK_CHUNKS: ceilings.max_chunks,
+        sk.TEMP_EXTENSION_COUNT: extension_count,
+    }
+
+
+TEARDOWN: dict[str, Any] = {
+    sk.HITL_SNAPSHOT: None,
+    sk.TEMP_EXTENSION_REQUESTED: False,
+    sk.TEMP_EXTENSION_REQUEST_PASS: None,
+    sk.TEMP_EXTENSION_COUNT: None,
+    sk.TEMP_RETRIEVAL_TOOL_BUDGET: None,
+    sk.TEMP_WORD_CEILING: None,
+    sk.TEMP_MAX_RERANK_CHUNKS: None,
+}
+
+
+def _audit(
+    ctx: Context, request: str, evidence: list[dict[str, Any]], citations: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    history = list(ctx.state.get(sk.RETRIEVED_EVIDENCE) or [])
+    history.append(
+        {
+            "invocation_id": ctx.invocation_id,
+            "request": request,
+            "queries": sorted({str(p.get("query")) for p in evidence if p.get("query")})[:30],
+            "evidence": [
+                {"item_key": p["item_key"], "page": p["page"], "title": p.get("title", "")}
+                for p in evidence
+            ][:60],
+            "citations": citations,
+        }
+    )
+    return history[-sk.MAX_AUDIT_HISTORY_TURNS :]
+
+
+def build_search_pipeline(deps: PipelineDeps) -> Any:
+    """The ``search_library_pipeline`` node bound to its agents, reranker and harness."""
+
+    async def run_pass(
+        ctx: Context, write: _StateWriter, prompt: str, run_id: str, request: str
+    ) -> dict[str, Any]:
+        await write({sk.TEMP_SEARCH_REPORT: None, sk.TEMP_EXTENSION_REQUESTED: False})
+        await ctx.run_node(deps.subagent, node_input=prompt, run_id=run_id)
+        report = ctx.state.get(sk.TEMP_SEARCH_REPORT)
+        if not isinstance(report, dict):
+            report = ev.auto_completion_report(
+                request, list(ctx.state.get(sk.TEMP_RETRIEVED_EVIDENCE) or [])
+            )
+        return dict(report)
+
+    async def rerank(
+        request: str, evidence: list[dict[str, Any]], ceilings: Ceilings
+    ) -> list[dict[str, Any]]:
+        ranked = None
+        if deps.reranker is not None and evidence:
+            try:
+                ranked = await deps.reranker.rerank(
+                    request, [(p["id"], p["text"]) for p in evidence]
+                )
+            except ZocratesError as exc:
+                logger.warning("rerank failed (%s); using retrieval order", exc.code)
+        return ev.select_evidence(evidence, ranked, ceilings)
+
+    @node(name=PIPELINE_NODE, rerun_on_resume=True)
+    async def search_library_pipeline(ctx: Context, node_input: dict[str, Any]) -> Any:
+        scope = ensure_isolation_scope(ctx)
+        ic = ctx._invocation_context
+        root_user_content = ic.user_content
+        ic.user_content = None  # subagents get their node_input only, not the chat nudge
+        request = str(node_input.get("request") or "")
+        scope_note = str(node_input.get("scope_note") or "")
+        snippets = str(ctx.state.get(sk.FOCAL_SNIPPETS_STR) or "")
+        harness = deps.harness()
+        write = _StateWriter(ctx)
+        interrupted = False
+        cancelled = False
+        completed = False
+        try:
+            snapshot = current_snapshot(ctx)
+            if snapshot is None:
+                ceilings = harness.initial()
+                await write(
+                    {
+                        **_ceilings_state(ceilings, 0),
+                        sk.TEMP_RETRIEVAL_TOOL_COUNT: 0,
+                        sk.TEMP_RETRIEVED_WORDS: 0,
+                        sk.TEMP_RETRIEVED_EVIDENCE: [],
+                        sk.TEMP_SEEN_CHUNK_IDS: [],
+                        sk.TEMP_SEEN_ASSETS: [],
+                    }
+                )
+                report = await run_pass(
+                    ctx,
+                    write,
+                    ev.initial_prompt(request, scope_note, snippets),
+                    "search_initial",
+                    request,
+                )
+                completed_extensions: list[int] = []
+                requested = bool(ctx.state.get(sk.TEMP_EXTENSION_REQUESTED))
+            else:
+                # Rehydrate from the snapshot: temp: keys did not survive the pause.
+                ceilings = Ceilings.from_dict(snapshot["ceilings"])
+                report = dict(snapshot.get("search_report") or {})
+                completed_extensions = [int(i) for i in snapshot.get("completed_extensions", [])]
+                requested = bool(snapshot.get("extension_requested"))
+                await write(
+                    {
+                        **_ceilings_state(ceilings, int(snapshot.get("extension_count") or 0)),
+                        sk.TEMP_RETRIEVED_EVIDENCE: list(snapshot.get("evidence") or []),
+                        sk.TEMP_SEEN_CHUNK_IDS: list(snapshot.get("seen_chunk_ids") or []),
+                        sk.TEMP_SEEN_ASSETS: list(snapshot.get("seen_assets") or []),
+                        sk.TEMP_RETRIEVAL_TOOL_COUNT: int(snapshot.get("tool_count") or 0),
+                        sk.TEMP_RETRIEVED_WORDS: int(snapshot.get("words") or 0),
+                    }
+                )
+            guidance = ""
+            extension_count = 0
+            # Chronological: checkpoint 0, extension 1, checkpoint 1, ... Answered checkpoints
+            # resolve from this invocation's events; completed passes are not run again.
+            while True:
+                interrupt_id = f"interrupt_ext_{extension_count + 1}"
+                decision = interrupt_answer(ctx, interrupt_id)
+                if decision is None:
+                    if not should_checkpoint(
+                        harness, list(report.get("gaps") or []), extension_count, requested
+                    ):
+                        break
+                    evidence = list(ctx.state.get(sk.TEMP_RETRIEVED_EVIDENCE) or [])
+                    calls = int(ctx.state.get(sk.TEMP_RETRIEVAL_TOOL_COUNT) or 0)
+                    words = int(ctx.state.get(sk.TEMP_RETRIEVED_WORDS) or 0)
+                    payload = ev.checkpoint_payload(
+                        request=request,
+                        report=report,
+                        evidence=evidence,
+                        extension_count=extension_count,
+                        max_extensions=harness.max_extensions,
+                        ceilings=ceilings,
+                        next_ceilings=ceilings.extended(harness),
+                        calls_used=calls,
+                        words=words,
+                        extension_requested=requested,
+                    )
+                    await ctx.run_node(
+                        persist_hitl_snapshot,
+                        node_input={
+                            "invocation_id": ctx.invocation_id,
+                            "request": request,
+                            "evidence": evidence,
+                            "search_report": report,
+                            "extension_count": extension_count,
+                            "tool_count": calls,
+                            "words": words,
+                            "extension_requested": requested,
+                            "isolation_scope": scope,
+                            "completed_extensions": list(completed_extensions),
+                            "ceilings": ceilings.to_dict(),
+                            "seen_chunk_ids": list(ctx.state.get(sk.TEMP_SEEN_CHUNK_IDS) or []),
+                            "seen_assets": list(ctx.state.get(sk.TEMP_SEEN_ASSETS) or []),
+                        },
+                        run_id=f"snapshot_{extension_count}",
+                    )
+                    await ctx.run_node(
+                        search_budget_checkpoint,
+                        node_input={"interrupt_id": interrupt_id, "payload": payload},
+                        run_id=f"checkpoint_{extension_count}",
+                    )
+                    raise RuntimeError("the checkpoint returned without pausing")
+                if decision.get("action") != EXTEND:
+                    guidance = str(decision.get("guidance") or "")
+                    break
+                guidance = str(decision.get("guidance") or "")
+                extension_count += 1
+                ceilings = ceilings.extended(harness)
+                await write(_ceilings_state(ceilings, extension_count))
+                if extension_count not in completed_extensions:
+                    prompt = ev.continuation_prompt(
+                        request,
+                        report,
+                        ceilings,
+                        int(ctx.state.get(sk.TEMP_RETRIEVAL_TOOL_COUNT) or 0),
+                        extension_count,
+                        guidance,
+                    )
+                    await write({sk.TEMP_EXTENSION_REQUEST_PASS: extension_count})
+                    report = await run_pass(
+                        ctx, write, prompt, f"search_extension_{extension_count}", request
+                    )
+                    requested = bool(ctx.state.get(sk.TEMP_EXTENSION_REQUESTED))
+                    completed_extensions.append(extension_count)
+                if extension_count >= harness.max_extensions:
+                    break  # hard stop: no third extension is ever offered
+
+            evidence = list(ctx.state.get(sk.TEMP_RETRIEVED_EVIDENCE) or [])
+            selected = ev.number_evidence(await rerank(request, evidence, ceilings))
+            answer = await ctx.run_node(
+                deps.synthesizer,
+                node_input=ev.synthesis_prompt(request, selected, report, snippets, guidance),
+                run_id="synthesize",
+            )
+            answer_text = _text_of(answer)
+            citations = ev.extract_citations(answer_text, selected)
+            await write({sk.RETRIEVED_EVIDENCE: _audit(ctx, request, evidence, citations)})
+            completed = True
+            yield {
+                "status": "success",
+                "answer": answer_text,
+                "citations": citations,
+                "evidence_count": len(evidence),
+                "extensions": extension_count,
+                "gaps": list(report.get("gaps") or []),
+            }
+        except NodeInterruptedError:
+            interrupted = True
+            raise
+        except asyncio.CancelledError:
+            cancelled = True  # the caller went away: ADK seals the aborted invocation
+            raise
+        finally:
+            ic.user_content = root_user_content
+            if not (interrupted or cancelled or ic.is_aborted):
+                result = FINISH_TASK_SUCCESS_RESULT if completed else FINISH_TASK_ERROR_RESULT
+                try:
+                    await write(dict(TEARDOWN))
+                    await ctx.run_node(
+                        close_isolation_scope, node_input={"result": result}, run_id="close_scope"
+                    )
+                except Exception:  # never mask the turn's own outcome
+                    logger.exception("could not close the search pipeline's isolation scope")
+
+    return search_library_pipeline
+
+
+def _text_of(output: Any) -> str:
+    if isinstance(output, str):
+        return output
+    if isinstance(output, types.Content):
+        return "".join(p.text or "" for p in output.parts or [] if not p.thought)
+    if isinstance(output, dict) and "text" in output:
+        return str(output["text"])
+    return "" if output is None else str(output)

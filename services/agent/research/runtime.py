@@ -1,0 +1,106 @@
+"""The research runtime of the agent service: builds the coordinator and its Runner from
+``zocrates_config.json`` (models per role, search harness) and rebuilds them when the models
+change, so a preferences edit takes effect at the next turn without a restart."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import pathlib
+from typing import Any
+
+from google.adk.runners import Runner
+from google.adk.sessions.base_session_service import BaseSessionService
+
+from services.agent.library.tools import Tool
+from services.agent.models import resolve_model
+from services.agent.research import adk_compat
+from services.agent.research.agents import build_coordinator
+from services.agent.research.chat import ChatService
+from services.agent.research.harness import Harness
+from services.agent.research.offline_llm import OfflineLlm
+from services.agent.research.pipeline import Reranker
+from services.common.app_config import ConfigStore, ZocratesConfig
+
+logger = logging.getLogger(__name__)
+
+API_KEY_ENV = "ZOCRATES_MODEL_API_KEY"
+
+
+class ResearchRuntime:
+    def __init__(
+        self,
+        *,
+        app_name: str,
+        session_service: BaseSessionService,
+        library_tools: list[Tool],
+        reranker: Reranker | None,
+        online_tool: Tool | None,
+        data_dir: pathlib.Path,
+        streaming: bool = True,
+    ) -> None:
+        adk_compat.apply()
+        self.app_name = app_name
+        self.session_service = session_service
+        self.library_tools = library_tools
+        self.reranker = reranker
+        self.online_tool = online_tool
+        self.config_store = ConfigStore(data_dir)
+        self.streaming = streaming
+        self._key: tuple[Any, ...] | None = None
+        self._chat: ChatService | None = None
+        self._config = ZocratesConfig()
+
+    def harness(self) -> Harness:
+        return Harness.from_config(self._config)
+
+    async def chat_service(self) -> ChatService:
+        """The chat service for the current configuration (rebuilt when models change)."""
+        self._config = await asyncio.to_thread(self.config_store.load)
+        c = self._config
+        key = (
+            c.coordinator_model,
+            c.subagent_model,
+            c.synthesizer_model,
+            c.model_api_base,
+            c.online_search_enabled,
+        )
+        if self._chat is None or key != self._key:
+            api_key = os.environ.get(API_KEY_ENV, "")
+            specs = {
+                "coordinator": c.coordinator_model,
+                "search_subagent": c.subagent_model,
+                "synthesizer": c.synthesizer_model,
+            }
+
+            def model_for(role: str) -> Any:
+                return resolve_model(
+                    specs[role],
+                    api_base=c.model_api_base,
+                    api_key=api_key,
+                    offline_factory=lambda: OfflineLlm(role=role),
+                )
+
+            coordinator = build_coordinator(
+                models=model_for,
+                library_tools=self.library_tools,
+                online_tool=self.online_tool if c.online_search_enabled else None,
+                reranker=self.reranker,
+                harness=self.harness,
+            )
+            runner = Runner(
+                app_name=self.app_name, agent=coordinator, session_service=self.session_service
+            )
+            self._chat = ChatService(
+                runner=runner,
+                session_service=self.session_service,
+                app_name=self.app_name,
+                streaming=self.streaming,
+            )
+            self._key = key
+            logger.info(
+                "research models: coordinator=%s subagent=%s synthesizer=%s",
+                *specs.values(),
+            )
+        return self._chat

@@ -1,0 +1,202 @@
+"""Research turns: ``POST /chat`` and ``POST /chat/resume`` as server-sent events, and
+``POST /sessions/{id}/rewind``.
+
+Every route holds the session's chat lock for its whole run (renewed while streaming), so a
+second request on a busy session gets 409 ``session_busy``. Refusals that the agent makes
+before the run starts (``checkpoint_pending``, ``stale_interrupt``, ``session_not_found``,
+bad input) arrive before the first event and are answered with their HTTP status; failures
+after that end the stream with an ``error`` event. A client that disconnects cancels the gRPC
+stream, which aborts the run on the agent, and the lock is released.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Callable
+from typing import Any, Literal
+
+from fastapi import APIRouter
+from fastapi.responses import StreamingResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from services.agent.client import ChatScope
+from services.common.errors import Unavailable, ZocratesError
+from services.gateway.deps import SESSION_ID_PATTERN, SessionId, State
+from services.gateway.locks.base_chat_lock import HeldLock
+from services.gateway.sse import error_frame, frame, sse_response
+from services.gateway.state import GatewayState
+
+logger = logging.getLogger(__name__)
+router = APIRouter(tags=["chat"])
+
+ITEM_KEY_PATTERN = r"^[A-Z0-9]{8}$"
+STARTUP_WAIT_SECONDS = 60.0
+
+
+class ActiveItem(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    item_key: str = Field(pattern=ITEM_KEY_PATTERN, description="Zotero item key.")
+    title: str = Field(default="", max_length=500)
+
+
+class SnippetBody(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    text: str = Field(min_length=1, max_length=8000)
+    item_key: str = Field(default="", pattern=r"^([A-Z0-9]{8})?$")
+    page: int | None = Field(default=None, ge=1, le=100_000)
+    title: str = Field(default="", max_length=500)
+
+
+class ChatBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    session_id: str = Field(pattern=SESSION_ID_PATTERN)
+    prompt: str = Field(min_length=1, max_length=20_000)
+    active_items: list[ActiveItem] | None = Field(
+        default=None, max_length=500, description="Selected papers; null: no selection."
+    )
+    collection_key: str | None = Field(default=None, pattern=ITEM_KEY_PATTERN)
+    collection_name: str = Field(default="", max_length=500)
+    snippets: list[SnippetBody] = Field(default_factory=list, max_length=10)
+
+
+class ResumeResponse(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    action: Literal["extend_budget", "synthesize"]
+    guidance: str | None = Field(default=None, max_length=2000)
+
+
+class ResumeBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    session_id: str = Field(pattern=SESSION_ID_PATTERN)
+    invocation_id: str = Field(min_length=1, max_length=200)
+    interrupt_id: str = Field(min_length=1, max_length=200)
+    response: ResumeResponse
+
+
+class RewindBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    invocation_id: str = Field(min_length=1, max_length=200)
+
+
+async def _wait_for_startup(state: GatewayState) -> None:
+    try:
+        await asyncio.wait_for(state.startup_done.wait(), STARTUP_WAIT_SECONDS)
+    except TimeoutError:
+        raise Unavailable(
+            "The gateway is still starting (start-up maintenance has not finished). "
+            "Try again in a minute.",
+            code="starting_up",
+        ) from None
+
+
+async def _stream_turn(
+    state: GatewayState,
+    session_id: str,
+    start: Callable[[], AsyncIterator[tuple[str, dict[str, Any]]]],
+) -> StreamingResponse:
+    """Relay an agent stream as SSE while holding the session's lock.
+
+    The agent's RPC is started only once the lock is held (a gRPC stream starts when it is
+    created). Its first event is awaited before the response starts so that refusals keep their
+    HTTP status.
+    """
+    held: HeldLock = await state.chat_lock.acquire(session_id)
+    events = start()
+    try:
+        first = await anext(events, None)
+    except BaseException:
+        with contextlib.suppress(Exception):
+            await events.aclose()  # type: ignore[attr-defined]
+        await state.chat_lock.release(held)
+        raise
+
+    async def frames() -> AsyncIterator[bytes]:
+        async with state.chat_lock.keep(held):
+            try:
+                if first is not None:
+                    yield frame(first[0], first[1])
+                async for kind, data in events:
+                    if held.lost.is_set():
+                        yield error_frame(
+                            Unavailable(
+                                "The session's chat lock was lost (the lock store stopped "
+                                "answering); the turn was stopped. Reload the session.",
+                                code="lock_lost",
+                            )
+                        )
+                        return
+                    yield frame(kind, data)
+            except ZocratesError as exc:
+                logger.warning("turn on session %s failed: %s", session_id, exc)
+                yield error_frame(exc)
+            finally:
+                with contextlib.suppress(Exception):
+                    await events.aclose()  # type: ignore[attr-defined]
+
+    return sse_response(frames())
+
+
+@router.post(
+    "/chat",
+    summary="Ask a question; streams `message` events, then `done` (or `request_input`)",
+    response_class=StreamingResponse,
+)
+async def chat(state: State, body: ChatBody) -> StreamingResponse:
+    await _wait_for_startup(state)
+    scope = ChatScope(
+        items=[{"item_key": i.item_key, "title": i.title} for i in body.active_items or []],
+        collection_key=body.collection_key or "",
+        collection_name=body.collection_name,
+        snippets=[s.model_dump() for s in body.snippets],
+    )
+    return await _stream_turn(
+        state,
+        body.session_id,
+        lambda: state.agent.chat(
+            app_name=state.settings.app_name,
+            user_id=state.settings.user_id,
+            session_id=body.session_id,
+            prompt=body.prompt,
+            scope=scope,
+        ),
+    )
+
+
+@router.post(
+    "/chat/resume",
+    summary="Answer a deep-research checkpoint; the same turn continues as SSE",
+    response_class=StreamingResponse,
+)
+async def resume(state: State, body: ResumeBody) -> StreamingResponse:
+    await _wait_for_startup(state)
+    return await _stream_turn(
+        state,
+        body.session_id,
+        lambda: state.agent.resume(
+            app_name=state.settings.app_name,
+            user_id=state.settings.user_id,
+            session_id=body.session_id,
+            invocation_id=body.invocation_id,
+            interrupt_id=body.interrupt_id,
+            response=body.response.model_dump(),
+        ),
+    )
+
+
+@router.post(
+    "/sessions/{session_id}/rewind",
+    summary="Discard a turn (and everything after it); returns the session as it is now",
+)
+async def rewind(state: State, session_id: SessionId, body: RewindBody) -> dict[str, Any]:
+    await _wait_for_startup(state)
+    async with state.chat_lock.hold(session_id):
+        await state.agent.rewind(
+            app_name=state.settings.app_name,
+            user_id=state.settings.user_id,
+            session_id=session_id,
+            invocation_id=body.invocation_id,
+        )
+        session = await state.sessions.get_formatted(session_id)
+    return {"status": "success", "session": session}

@@ -1,0 +1,124 @@
+"""The research turn's rules without a model: budgets, ceilings, the dual trigger with its
+smart skip, evidence selection, citation extraction, the request-input prompt filter, and the
+offline model's aspect and coverage rules."""
+
+from __future__ import annotations
+
+from google.adk.events.event import Event
+from google.adk.flows.llm_flows.context import _contents
+from google.genai import types
+
+from services.agent.research import adk_compat
+from services.agent.research import evidence as ev
+from services.agent.research.harness import (
+    Ceilings,
+    Harness,
+    check_and_increment_tool_budget,
+    should_checkpoint,
+)
+from services.agent.research.offline_llm import aspects_of, covered
+
+
+def test_each_extension_grows_all_three_ceilings_up_to_the_terminal_cap() -> None:
+    harness = Harness()
+    first = harness.initial()
+    assert first == Ceilings(10, 7500, 15)
+    second = first.extended(harness)
+    third = second.extended(harness)
+    assert second == Ceilings(15, 11250, 20)
+    assert third == Ceilings(20, 15000, 25)
+    assert Ceilings.from_dict(third.to_dict()) == third
+
+
+def test_budget_warns_one_call_before_the_end_and_blocks_past_it() -> None:
+    ceilings = Ceilings(10, 7500, 15)
+    check = check_and_increment_tool_budget(7, 100, ceilings)
+    assert check.allowed and check.calls == 8 and check.notice is None
+    check = check_and_increment_tool_budget(8, 100, ceilings)  # the 9th call
+    assert check.allowed and check.calls == 9 and "1 retrieval call left" in (check.notice or "")
+    check = check_and_increment_tool_budget(10, 100, ceilings)
+    assert not check.allowed and check.calls == 10 and "conclude_search" in (check.notice or "")
+    # Words: a soft warning from 80% of the ceiling, blocked at the ceiling.
+    check = check_and_increment_tool_budget(2, 6000, ceilings)
+    assert check.allowed and "6000 of 7500 words" in (check.notice or "")
+    assert not check_and_increment_tool_budget(2, 7500, ceilings).allowed
+    # An extension's larger ceilings let the same counts through again.
+    assert check_and_increment_tool_budget(10, 7500, Ceilings(15, 11250, 20)).allowed
+
+
+def test_dual_trigger_and_smart_skip() -> None:
+    harness = Harness()
+    assert should_checkpoint(harness, ["a gap"], 0, False)  # reactive: gaps left
+    assert should_checkpoint(harness, [], 0, True)  # proactive: the subagent asked
+    assert not should_checkpoint(harness, [], 0, False)  # smart skip: nothing missing
+    assert not should_checkpoint(harness, ["a gap"], 2, False)  # hard stop after two
+    assert not should_checkpoint(Harness(enabled=False), ["a gap"], 0, True)
+
+
+def _piece(cid: str, words: int, page: int = 1) -> dict:  # type: ignore[type-arg]
+    return {"id": cid, "item_key": "ABCD1234", "page": page, "words": words, "text": "x"}
+
+
+def test_selection_follows_the_rerank_order_within_chunks_and_words() -> None:
+    evidence = [_piece("a", 100), _piece("b", 5000), _piece("c", 300), _piece("d", 50)]
+    ranked = [("b", 0.9, 5000), ("c", 0.8, 300), ("a", 0.5, 100), ("d", 0.1, 50)]
+    chosen = ev.select_evidence(evidence, ranked, Ceilings(10, 5350, 3))
+    assert [p["id"] for p in chosen] == ["b", "c", "d"]  # "a" would pass the word ceiling
+    # Without a reranker: retrieval order.
+    assert [p["id"] for p in ev.select_evidence(evidence, None, Ceilings(10, 10**6, 2))] == [
+        "a",
+        "b",
+    ]
+
+
+def test_citations_are_read_back_with_their_pages() -> None:
+    numbered = ev.number_evidence([_piece("a", 1, page=3), _piece("b", 1, page=9)])
+    answer = "Claim [1, p. 3]. Other [2]. Range [2, pp. 9-10]. Unknown [7, p. 1]. Again [1, p. 3]."
+    assert ev.extract_citations(answer, numbered) == [
+        {"n": 1, "item_key": "ABCD1234", "title": "", "page": 3},
+        {"n": 2, "item_key": "ABCD1234", "title": "", "page": 9},
+    ]
+
+
+def test_request_input_events_never_reach_a_prompt() -> None:
+    adk_compat.apply()
+    adk_compat.apply()  # idempotent
+    call = Event(
+        author="search_budget_checkpoint",
+        content=types.Content(
+            role="model",
+            parts=[
+                types.Part(
+                    function_call=types.FunctionCall(
+                        id="interrupt_ext_1", name="adk_request_input", args={}
+                    )
+                )
+            ],
+        ),
+    )
+    answer = Event(
+        author="user",
+        content=types.Content(
+            role="user",
+            parts=[
+                types.Part(
+                    function_response=types.FunctionResponse(
+                        id="interrupt_ext_1", name="adk_request_input", response={}
+                    )
+                )
+            ],
+        ),
+    )
+    text = Event(author="user", content=types.Content(role="user", parts=[types.Part(text="q")]))
+    include = _contents._should_include_event_in_context
+    assert not include(None, call) and not include(None, answer)
+    assert include(None, text)
+
+
+def test_offline_aspects_and_coverage() -> None:
+    assert aspects_of(
+        "How does lmer choose its optimizer, and how does brms fit the same kind of model?"
+    ) == ["How does lmer choose its optimizer", "how does brms fit the same kind of model"]
+    paper = "The lmer function ... later, the nonlinear optimizer BOBYQA is used by default."
+    assert covered("How does lmer choose its optimizer", [paper])
+    assert not covered("how do quantum annealers schedule qubit couplers", [paper])
