@@ -65,6 +65,8 @@ class Stack:
             )
         )
         self.agent_addr = agent.runtime.address
+        self.agent_server = agent
+        self.sessions_addr = sessions.runtime.address
         gateway = await stack.enter_async_context(
             running_gateway(self.zotero, sessions.runtime.address, agent_addr=agent.runtime.address)
         )

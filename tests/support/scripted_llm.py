@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
+from typing import Any
 
 from google.adk.models.base_llm import BaseLlm
 from google.adk.models.llm_request import LlmRequest
@@ -24,3 +25,41 @@ class ScriptedLlm(BaseLlm):
         self.requests.append(llm_request)
         text = self.replies.pop(0) if self.replies else "(no more scripted replies)"
         yield LlmResponse(content=types.Content(role="model", parts=[types.Part(text=text)]))
+
+
+def call(name: str, **args: object) -> LlmResponse:
+    """A model turn that calls one tool."""
+    return LlmResponse(
+        content=types.Content(
+            role="model", parts=[types.Part(function_call=types.FunctionCall(name=name, args=args))]
+        )
+    )
+
+
+def text(value: str) -> LlmResponse:
+    return LlmResponse(content=types.Content(role="model", parts=[types.Part(text=value)]))
+
+
+Reply = LlmResponse | Callable[[LlmRequest], LlmResponse]
+
+
+class ScriptedToolLlm(BaseLlm):
+    """Answers each model call with the next scripted reply: a response, or a function of the
+    request (to react to tool results). Records every request."""
+
+    model: str = "scripted-tools"
+    replies: list[Any] = Field(default_factory=list)
+    requests: list[LlmRequest] = Field(default_factory=list)
+    fallback: Any = None
+
+    async def generate_content_async(
+        self, llm_request: LlmRequest, stream: bool = False
+    ) -> AsyncGenerator[LlmResponse, None]:
+        self.requests.append(llm_request)
+        if self.replies:
+            reply = self.replies.pop(0)
+        elif self.fallback is not None:
+            reply = self.fallback
+        else:
+            reply = text("(no more scripted replies)")
+        yield reply(llm_request) if callable(reply) else reply
