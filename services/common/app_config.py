@@ -103,6 +103,49 @@ class ZocratesConfig(BaseModel):
             "ZOCRATES_MODEL_API_KEY), never from this file."
         ),
     )
+    # Post-turn adaptive compaction (the compaction document's configuration table).
+    enable_adaptive_compaction: bool = Field(
+        default=True, description="Compact long conversations after a turn when warranted."
+    )
+    compaction_summarizer_model: str = Field(
+        default="offline",
+        description=(
+            "Model that writes the rolling summary: offline (extractive, built in), a Gemini "
+            "name or a LiteLLM name."
+        ),
+    )
+    adaptive_compaction_retention_turns: int = Field(
+        default=2, ge=0, le=50, description="Latest completed turns (K) kept verbatim."
+    )
+    adaptive_compaction_min_turns: int = Field(
+        default=4,
+        ge=1,
+        le=1000,
+        description="Completed turns before compaction is considered; raised to K+1 if lower.",
+    )
+    adaptive_compaction_token_floor: int = Field(
+        default=30000,
+        ge=0,
+        description="Coordinator prompt tokens below which compaction is not considered.",
+    )
+    adaptive_compaction_token_ceiling: int = Field(
+        default=100000,
+        ge=1,
+        description="Coordinator prompt tokens at which compaction is forced without the probe.",
+    )
+    adaptive_compaction_threshold: float = Field(
+        default=0.75,
+        ge=0.0,
+        le=1.0,
+        description="Probe probability at or above which the conversation is compacted.",
+    )
+    adaptive_compaction_decision_model: str = Field(
+        default="local",
+        description=(
+            "Decision model: local (built in, no network) or a Decisions API model such as "
+            "inception/mercury-decide (needs OPENROUTER_API_KEY)."
+        ),
+    )
     online_search_enabled: bool = Field(
         default=True,
         description=(

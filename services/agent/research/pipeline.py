@@ -216,14 +216,29 @@ TEARDOWN: dict[str, Any] = {
 }
 
 
+def findings_summary(report: dict[str, Any], max_words: int = 150) -> str:
+    """The research turn's short findings (what compaction keeps instead of the synthesis)."""
+    words = str(report.get("summary") or "").split()
+    text = " ".join(words[:max_words]) + (" ..." if len(words) > max_words else "")
+    gaps = list(report.get("gaps") or [])
+    if gaps:
+        text += " Not covered: " + "; ".join(str(g) for g in gaps[:5]) + "."
+    return text.strip()
+
+
 def _audit(
-    ctx: Context, request: str, evidence: list[dict[str, Any]], citations: list[dict[str, Any]]
+    ctx: Context,
+    request: str,
+    evidence: list[dict[str, Any]],
+    citations: list[dict[str, Any]],
+    summary: str,
 ) -> list[dict[str, Any]]:
     history = list(ctx.state.get(sk.RETRIEVED_EVIDENCE) or [])
     history.append(
         {
             "invocation_id": ctx.invocation_id,
             "request": request,
+            "summary": summary,
             "queries": sorted({str(p.get("query")) for p in evidence if p.get("query")})[:30],
             "evidence": [
                 {"item_key": p["item_key"], "page": p["page"], "title": p.get("title", "")}
@@ -402,11 +417,13 @@ def build_search_pipeline(deps: PipelineDeps) -> Any:
             )
             answer_text = _text_of(answer)
             citations = ev.extract_citations(answer_text, selected)
-            await write({sk.RETRIEVED_EVIDENCE: _audit(ctx, request, evidence, citations)})
+            summary = findings_summary(report)
+            await write({sk.RETRIEVED_EVIDENCE: _audit(ctx, request, evidence, citations, summary)})
             completed = True
             yield {
                 "status": "success",
                 "answer": answer_text,
+                "summary": summary,
                 "citations": citations,
                 "evidence_count": len(evidence),
                 "extensions": extension_count,

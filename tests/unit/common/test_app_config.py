@@ -34,6 +34,15 @@ DEFAULTS = {
     "synthesizer_model": "offline",
     "model_api_base": "",
     "online_search_enabled": True,
+    # The compaction document's configuration table.
+    "enable_adaptive_compaction": True,
+    "compaction_summarizer_model": "offline",
+    "adaptive_compaction_retention_turns": 2,
+    "adaptive_compaction_min_turns": 4,
+    "adaptive_compaction_token_floor": 30000,
+    "adaptive_compaction_token_ceiling": 100000,
+    "adaptive_compaction_threshold": 0.75,
+    "adaptive_compaction_decision_model": "local",
 }
 
 
