@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from collections.abc import AsyncIterator
@@ -53,8 +54,11 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
         return self._research
 
     async def _relay(self, events: AsyncIterator[WireEvent]) -> AsyncIterator[pb.ChatEvent]:
-        async for kind, data in events:
-            yield _chat_event(kind, data)
+        # Closed explicitly: when gRPC cancels the handler, the turn must unwind now (abort the
+        # run, release the session) rather than whenever the generator is collected.
+        async with contextlib.aclosing(events):  # type: ignore[type-var]
+            async for kind, data in events:
+                yield _chat_event(kind, data)
 
     async def Chat(
         self, request: pb.ChatRequest, context: grpc.aio.ServicerContext

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from google.adk.events._abort_events import _is_abort_event
 from google.adk.events._interrupts import index_open_interrupts
 from google.adk.events._rewind_events import _apply_rewinds
 from google.adk.events.event import Event
@@ -30,12 +31,16 @@ def live_events(events: list[Event]) -> list[Event]:
 
 
 def find_pending_hitl(events: list[Event]) -> dict[str, Any] | None:
-    """The newest ``adk_request_input`` call without a matching response, if any."""
+    """The newest ``adk_request_input`` call without a matching response, if any. A call of an
+    invocation that was aborted (sealed) is not pending: nothing will resume it."""
     live = _apply_rewinds(events)
     open_ids = set(index_open_interrupts(live))
     if not open_ids:
         return None
+    aborted = {e.invocation_id for e in live if _is_abort_event(e)}
     for event in reversed(live):
+        if event.invocation_id in aborted:
+            continue
         for call in event.get_function_calls():
             if call.name == REQUEST_INPUT_CALL and call.id in open_ids:
                 args = dict(call.args or {})

@@ -17,6 +17,7 @@ import pytest_asyncio
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.adk.runners import Runner
+from google.genai import types
 
 from services.agent.research import state_keys as sk
 from services.agent.research.agents import build_coordinator
@@ -335,3 +336,231 @@ async def test_selected_items_bound_the_search_and_snippets_lose_their_keys(env:
     assert "Stan is used to fit" in synth_prompt and f'key="{BRMS}"' not in synth_prompt
     state = await env.state(session_id)
     assert state[sk.SEARCH_SCOPE] == [BRMS]
+
+
+async def test_second_extension_runs_with_the_documented_ceilings(env: Env) -> None:
+    def pass_with_gap(request: LlmRequest) -> LlmResponse:
+        if not _results(request):
+            return call("search_corpus", query="random effects variance", k=2)
+        return call("conclude_search", summary="partial", gaps=["still missing"])
+
+    subagent = ScriptedToolLlm(fallback=pass_with_gap)
+    synthesizer = ScriptedToolLlm(fallback=text("Partial answer [1, p. 1]."))
+    chat = env.chat(subagent=subagent, synthesizer=synthesizer)
+    session_id = await env.new_session()
+    evs = await _collect(
+        chat.chat(app_name=APP, user_id=USER, session_id=session_id, prompt="Q?", scope=TurnScope())
+    )
+    first = next(d for k, d in evs if k == "request_input")
+    evs = await _collect(
+        chat.resume(
+            app_name=APP,
+            user_id=USER,
+            session_id=session_id,
+            invocation_id=first["invocation_id"],
+            interrupt_id=first["interrupt_id"],
+            response={"action": "extend_budget"},
+        )
+    )
+    second = next(d for k, d in evs if k == "request_input")
+    assert second["payload"]["ceilings"] == {"budget": 15, "word_ceiling": 11250, "max_chunks": 20}
+    assert second["payload"]["next_ceilings"] == {
+        "budget": 20,
+        "word_ceiling": 15000,
+        "max_chunks": 25,
+    }
+    before = len(subagent.requests)
+    evs = await _collect(
+        chat.resume(
+            app_name=APP,
+            user_id=USER,
+            session_id=session_id,
+            invocation_id=second["invocation_id"],
+            interrupt_id=second["interrupt_id"],
+            response={"action": "extend_budget"},
+        )
+    )
+    assert evs[-1][1]["status"] == "completed"  # the hard stop: no third checkpoint
+    prompt = _all_text(subagent.requests[before])
+    assert "Deep research extension 2" in prompt
+    assert "20 retrieval calls in total" in prompt and "15000 words" in prompt
+    assert "Queries already run:" in prompt and "random effects variance" in prompt
+
+
+async def test_a_subagent_that_ignores_the_block_is_stopped(env: Env) -> None:
+    subagent = ScriptedToolLlm(fallback=call("search_corpus", query="again and again", k=1))
+    chat = env.chat(subagent=subagent)
+    session_id = await env.new_session()
+    evs = await _collect(
+        chat.chat(
+            app_name=APP, user_id=USER, session_id=session_id, prompt="Loop?", scope=TurnScope()
+        )
+    )
+    assert evs[-1][1]["status"] == "paused"  # the automatic report left the question open
+    assert len(subagent.requests) == 12  # 10 allowed calls, 2 blocked, then the pass ended
+
+
+async def test_two_search_library_calls_in_one_response_run_one_after_the_other(env: Env) -> None:
+    both = LlmResponse(
+        content=types.Content(
+            role="model",
+            parts=[
+                types.Part(
+                    function_call=types.FunctionCall(
+                        name="search_library", args={"request": "What is lme4?"}
+                    )
+                ),
+                types.Part(
+                    function_call=types.FunctionCall(
+                        name="search_library", args={"request": "What is brms?"}
+                    )
+                ),
+            ],
+        )
+    )
+
+    def by_request(request: LlmRequest) -> LlmResponse:
+        prompt = _all_text(request)
+        topic = "lme4" if "What is lme4?" in prompt else "brms"
+        if not _results(request):
+            return call("search_corpus", query=f"{topic} package", k=2)
+        return call("conclude_search", summary=f"{topic} found", gaps=[])
+
+    subagent = ScriptedToolLlm(fallback=by_request)
+    synthesizer = ScriptedToolLlm(fallback=lambda r: text(f"About {_all_text(r)[-40:]}"))
+    chat = env.chat(
+        coordinator=ScriptedToolLlm(replies=[both]), subagent=subagent, synthesizer=synthesizer
+    )
+    session_id = await env.new_session()
+    evs = await _collect(
+        chat.chat(
+            app_name=APP, user_id=USER, session_id=session_id, prompt="Both?", scope=TurnScope()
+        )
+    )
+    assert evs[-1][1]["status"] == "completed"
+    queries = [
+        p["function_call"]["args"]["query"]
+        for k, d in evs
+        if k == "message" and d["author"] == "search_subagent"
+        for p in d["parts"]
+        if "function_call" in p and p["function_call"]["name"] == "search_corpus"
+    ]
+    assert sorted(queries) == ["brms package", "lme4 package"]
+    audit = (await env.state(session_id))[sk.RETRIEVED_EVIDENCE]
+    assert sorted(a["request"] for a in audit) == ["What is brms?", "What is lme4?"]
+    for entry in audit:  # each pipeline kept its own evidence
+        topic = "lme4" if "lme4" in entry["request"] else "brms"
+        assert entry["queries"] == [f"{topic} package"]
+
+
+class _FailingLlm(ScriptedToolLlm):
+    async def generate_content_async(  # type: ignore[override]
+        self, llm_request: LlmRequest, stream: bool = False
+    ) -> Any:
+        self.requests.append(llm_request)
+        if len(self.requests) >= 2:
+            raise RuntimeError("the model provider went away")
+        yield call("search_corpus", query="anything", k=1)
+
+
+async def test_a_failed_run_leaves_the_session_usable(env: Env) -> None:
+    session_id = await env.new_session()
+    chat = env.chat(subagent=_FailingLlm())
+    with pytest.raises(RuntimeError, match="went away"):
+        await _collect(
+            chat.chat(
+                app_name=APP,
+                user_id=USER,
+                session_id=session_id,
+                prompt="First question",
+                scope=TurnScope(),
+            )
+        )
+    coordinator = _coordinator()
+    subagent = ScriptedToolLlm(
+        replies=[
+            call("search_corpus", query="sandwich", k=1),
+            call("conclude_search", summary="ok", gaps=[]),
+        ]
+    )
+    chat = env.chat(coordinator=coordinator, subagent=subagent)
+    evs = await _collect(
+        chat.chat(
+            app_name=APP,
+            user_id=USER,
+            session_id=session_id,
+            prompt="Second question",
+            scope=TurnScope(),
+        )
+    )
+    assert evs[-1][1]["status"] == "completed"
+    # The coordinator saw the new question, unscoped, and the subagent ran a fresh pass for it.
+    assert "Second question" in _all_text(coordinator.requests[-1])
+    assert "Second question" in _all_text(subagent.requests[0])
+
+
+async def test_a_run_cut_off_mid_pass_is_sealed_before_the_next_question(env: Env) -> None:
+    from google.adk.events.event import Event
+
+    session_id = await env.new_session()
+    session = await env.sessions.get_session(app_name=APP, user_id=USER, session_id=session_id)
+    assert session is not None
+    dead = "e-dead-invocation"
+    scope = "search_pipeline:adk-dead-call"
+    for event in (
+        Event(
+            invocation_id=dead,
+            author="user",
+            content=types.Content(role="user", parts=[types.Part(text="Old question")]),
+        ),
+        Event(
+            invocation_id=dead,
+            author="coordinator",
+            content=types.Content(
+                role="model",
+                parts=[
+                    types.Part(
+                        function_call=types.FunctionCall(
+                            id="adk-dead-call", name="search_library", args={"request": "Old"}
+                        )
+                    )
+                ],
+            ),
+        ),
+        Event(
+            invocation_id=dead,
+            author="search_subagent",
+            isolation_scope=scope,
+            content=types.Content(
+                role="model",
+                parts=[
+                    types.Part(
+                        function_call=types.FunctionCall(
+                            id="adk-dead-search", name="search_corpus", args={"query": "old"}
+                        )
+                    )
+                ],
+            ),
+        ),
+    ):
+        await env.sessions.append_event(session, event)  # the agent died here
+    coordinator = _coordinator()
+    subagent = ScriptedToolLlm(
+        replies=[
+            call("search_corpus", query="new", k=1),
+            call("conclude_search", summary="ok", gaps=[]),
+        ]
+    )
+    chat = env.chat(coordinator=coordinator, subagent=subagent)
+    evs = await _collect(
+        chat.chat(
+            app_name=APP,
+            user_id=USER,
+            session_id=session_id,
+            prompt="New question",
+            scope=TurnScope(),
+        )
+    )
+    assert evs[-1][1]["status"] == "completed"
+    assert evs[-1][1]["invocation_id"] != dead
+    assert "New question" in _all_text(coordinator.requests[-1])

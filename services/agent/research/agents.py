@@ -10,7 +10,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from google.adk.agents.llm_agent import LlmAgent
@@ -72,7 +74,32 @@ def _coordinator_instruction(ctx: ReadonlyContext) -> str:
     return "\n\n".join(parts)
 
 
+class _KeyedLocks:
+    """One asyncio.Lock per key, dropped when nobody holds or waits for it."""
+
+    def __init__(self) -> None:
+        self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
+
+    @contextlib.asynccontextmanager
+    async def hold(self, key: str) -> AsyncIterator[None]:
+        lock, users = self._locks.get(key, (asyncio.Lock(), 0))
+        self._locks[key] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, users = self._locks[key]
+            if users <= 1:
+                del self._locks[key]
+            else:
+                self._locks[key] = (lock, users - 1)
+
+
 def make_search_library(pipeline: Any) -> Tool:
+    # Two search_library calls in one model response (a "compare" question) run one after the
+    # other: the pipeline's per-turn state (budget, evidence, snapshot) is not shared safely.
+    running = _KeyedLocks()
+
     async def search_library(request: str, tool_context: ToolContext) -> dict[str, Any]:
         """Research a question in the user's Zotero library and return a cited answer.
 
@@ -92,12 +119,13 @@ def make_search_library(pipeline: Any) -> Tool:
         chosen = tool_context.state.get(sk.SEARCH_SCOPE) or "library"
         if chosen != "library":
             scope_note = f"Search scope chosen by the user: {chosen}."
-        result = await tool_context.run_node(
-            pipeline,
-            node_input={"request": request, "scope_note": scope_note},
-            run_id=f"pipeline_{call_id}",
-            override_isolation_scope=f"{SCOPE_PREFIX}{call_id}",
-        )
+        async with running.hold(tool_context.invocation_id):
+            result = await tool_context.run_node(
+                pipeline,
+                node_input={"request": request, "scope_note": scope_note},
+                run_id=f"pipeline_{call_id}",
+                override_isolation_scope=f"{SCOPE_PREFIX}{call_id}",
+            )
         tool_context.actions.skip_summarization = True
         return dict(result or {"status": "error", "message": "The research pipeline stopped."})
 

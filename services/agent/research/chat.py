@@ -18,16 +18,18 @@ ADK's abort signal, which seals the invocation so the session stays consistent.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from google.adk.agents.run_config import RunConfig, StreamingMode
 from google.adk.errors._stale_session_error import StaleSessionError
+from google.adk.events._abort_events import _build_abort_events
 from google.adk.events.event import Event
-from google.adk.runners import Runner
+from google.adk.runners import Runner, _find_active_task_scope
 from google.adk.sessions.base_session_service import BaseSessionService
 from google.adk.sessions.session import Session
 from google.genai import types
@@ -86,6 +88,7 @@ class TurnScope:
             sk.ACTIVE_CONTEXT_ITEMS_STR: header,
             sk.SEARCH_SCOPE: scope,
             sk.FOCAL_SNIPPETS_STR: focal_snippets_str(self.snippets, with_keys=False),
+            sk.FOCAL_SNIPPETS_KEYED_STR: focal_snippets_str(self.snippets, with_keys=True),
             sk.SNIPPETS: list(self.snippets),
         }
 
@@ -193,6 +196,45 @@ def _search_result(event: Event) -> dict[str, Any] | None:
     return None
 
 
+class SessionLocks:
+    """One lock per session for the runs of this replica, dropped when unused.
+
+    A run holds it until ADK has finished sealing or persisting its invocation, so the next
+    request on the session never loads a copy that the previous run is still writing to.
+    """
+
+    def __init__(self) -> None:
+        self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
+
+    @contextlib.asynccontextmanager
+    async def hold(self, session_id: str, *, timeout: float) -> AsyncIterator[None]:
+        lock, users = self._locks.get(session_id, (asyncio.Lock(), 0))
+        self._locks[session_id] = (lock, users + 1)
+        try:
+            try:
+                await asyncio.wait_for(lock.acquire(), timeout)
+            except TimeoutError:
+                raise Conflict(
+                    "The previous turn on this session is still shutting down; try again.",
+                    code="session_busy",
+                ) from None
+            try:
+                yield
+            finally:
+                lock.release()
+        finally:
+            lock, users = self._locks[session_id]
+            if users <= 1:
+                del self._locks[session_id]
+            else:
+                self._locks[session_id] = (lock, users - 1)
+
+
+@dataclass
+class _RunProgress:
+    saw_event: bool = False
+
+
 class ChatService:
     def __init__(
         self,
@@ -201,12 +243,13 @@ class ChatService:
         session_service: BaseSessionService,
         app_name: str,
         streaming: bool = True,
+        locks: SessionLocks | None = None,
     ) -> None:
         self.runner = runner
         self.sessions = session_service
         self.app_name = app_name
         self.streaming = streaming
-        self._running: dict[str, asyncio.Lock] = {}
+        self.locks = locks or SessionLocks()
 
     async def _session(self, app_name: str, user_id: str, session_id: str) -> Session:
         if app_name and app_name != self.app_name:
@@ -221,6 +264,34 @@ class ChatService:
     def _run_config(self) -> RunConfig:
         return RunConfig(streaming_mode=StreamingMode.SSE if self.streaming else StreamingMode.NONE)
 
+    async def _seal(self, session: Session, invocation_id: str, why: str) -> Session:
+        """Seal an invocation that ended without ADK sealing it (a crash, a failed write): its
+        dangling calls get error responses and ADK then counts its isolation scopes as closed,
+        so the next question reaches the coordinator instead of a dead search pipeline."""
+        events = _build_abort_events(
+            session.events,
+            invocation_id=invocation_id,
+            root_agent_name=self.runner.agent.name,
+            branch=None,
+        )
+        logger.warning(
+            "sealing invocation %s of session %s (%s): %d event(s)",
+            invocation_id,
+            session.id,
+            why,
+            len(events),
+        )
+        for event in events:
+            await self.sessions.append_event(session, event)
+        return session
+
+    async def _seal_dead_scope(self, session: Session) -> Session:
+        active = _find_active_task_scope(session)
+        if active is None or find_pending_hitl(session.events) is not None:
+            return session  # nothing open, or a checkpoint legitimately waiting
+        _, invocation_id = active
+        return await self._seal(session, invocation_id, "left open by an earlier run")
+
     async def chat(
         self, *, app_name: str, user_id: str, session_id: str, prompt: str, scope: TurnScope
     ) -> AsyncIterator[WireEvent]:
@@ -234,17 +305,19 @@ class ChatService:
             )
         if len(scope.snippets) > MAX_SNIPPETS:
             raise InvalidArgument(f"At most {MAX_SNIPPETS} snippets per message.")
-        session = await self._session(app_name, user_id, session_id)
-        pending = find_pending_hitl(session.events)
-        if pending is not None:
-            raise Conflict(
-                "This chat is waiting at a deep-research checkpoint. Answer it (grant an "
-                "extension or synthesize now) with /chat/resume, or discard that turn with "
-                f"/sessions/{session_id}/rewind (invocation_id {pending['invocation_id']}).",
-                code="checkpoint_pending",
-            )
+
+        def check(session: Session) -> None:
+            pending = find_pending_hitl(session.events)
+            if pending is not None:
+                raise Conflict(
+                    "This chat is waiting at a deep-research checkpoint. Answer it (grant an "
+                    "extension or synthesize now) with /chat/resume, or discard that turn with "
+                    f"/sessions/{session_id}/rewind (invocation_id {pending['invocation_id']}).",
+                    code="checkpoint_pending",
+                )
+
         message = types.Content(role="user", parts=[types.Part(text=prompt)])
-        return self._run(user_id, session_id, message, scope.state_delta())
+        return self._turn(app_name, user_id, session_id, message, scope.state_delta(), check)
 
     async def resume(
         self,
@@ -265,23 +338,26 @@ class ChatService:
         guidance = response.get("guidance") or ""
         if not isinstance(guidance, str) or len(guidance) > 2000:
             raise InvalidArgument("response.guidance must be text of at most 2000 characters.")
-        session = await self._session(app_name, user_id, session_id)
-        pending = find_pending_hitl(session.events)
-        if (
-            pending is None
-            or pending["interrupt_id"] != interrupt_id
-            or (invocation_id and pending["invocation_id"] != invocation_id)
-        ):
-            raise Conflict(
-                "Invalid or stale interrupt ID. The session is not waiting for this interrupt"
-                + (
-                    f"; it waits for {pending['interrupt_id']} of invocation "
-                    f"{pending['invocation_id']}."
-                    if pending
-                    else "; it has no pending checkpoint."
-                ),
-                code="stale_interrupt",
-            )
+
+        def check(session: Session) -> None:
+            pending = find_pending_hitl(session.events)
+            if (
+                pending is None
+                or pending["interrupt_id"] != interrupt_id
+                or (invocation_id and pending["invocation_id"] != invocation_id)
+            ):
+                raise Conflict(
+                    "Invalid or stale interrupt ID. The session is not waiting for this "
+                    "interrupt"
+                    + (
+                        f"; it waits for {pending['interrupt_id']} of invocation "
+                        f"{pending['invocation_id']}."
+                        if pending
+                        else "; it has no pending checkpoint."
+                    ),
+                    code="stale_interrupt",
+                )
+
         message = types.Content(
             role="user",
             parts=[
@@ -294,45 +370,42 @@ class ChatService:
                 )
             ],
         )
-        return self._run(user_id, session_id, message, None)
+        return self._turn(app_name, user_id, session_id, message, None, check)
 
-    async def _run(
+    async def _turn(
         self,
+        app_name: str,
         user_id: str,
         session_id: str,
         message: types.Content,
         state_delta: dict[str, Any] | None,
+        check: Callable[[Session], None],
     ) -> AsyncIterator[WireEvent]:
-        lock = self._running.setdefault(session_id, asyncio.Lock())
-        try:
-            await asyncio.wait_for(lock.acquire(), PREVIOUS_RUN_WAIT_SECONDS)
-        except TimeoutError:
-            raise Conflict(
-                "The previous turn on this session is still shutting down; try again.",
-                code="session_busy",
-            ) from None
-        try:
+        """Checks, then ``started``, then the run's events. Everything raised before
+        ``started`` is a refusal (nothing was written); the caller maps it to a status."""
+        async with self.locks.hold(session_id, timeout=PREVIOUS_RUN_WAIT_SECONDS):
+            session = await self._session(app_name, user_id, session_id)
+            session = await self._seal_dead_scope(session)
+            check(session)
+            yield "started", {"session_id": session_id}
             for attempt in range(STALE_RETRIES + 1):
-                started = False
+                progress = _RunProgress()
                 try:
-                    async for item in self._run_once(user_id, session_id, message, state_delta):
-                        started = True
+                    async for item in self._run_once(
+                        user_id, session_id, message, state_delta, progress
+                    ):
                         yield item
                     return
                 except StaleSessionError:
-                    # Another writer (a cancelled run on another replica sealing its
-                    # invocation) got in between loading the session and appending the
-                    # prompt. Nothing of this turn was written yet: load again and retry.
-                    if started or attempt == STALE_RETRIES:
+                    # Another writer (a cancelled run on another replica sealing its invocation)
+                    # got in between loading the session and appending the prompt. Nothing of
+                    # this turn was written yet: load again and retry.
+                    if progress.saw_event or attempt == STALE_RETRIES:
                         raise StaleSession(
                             "The session changed while this turn was running; reload it and "
                             "try again.",
                         ) from None
                     await asyncio.sleep(0.2 * (attempt + 1))
-        finally:
-            lock.release()
-            if not lock.locked() and self._running.get(session_id) is lock:
-                del self._running[session_id]
 
     async def _run_once(
         self,
@@ -340,6 +413,7 @@ class ChatService:
         session_id: str,
         message: types.Content,
         state_delta: dict[str, Any] | None,
+        progress: _RunProgress,
     ) -> AsyncIterator[WireEvent]:
         abort = asyncio.Event()
         invocation_id = ""
@@ -377,8 +451,11 @@ class ChatService:
                 if tag == "end":
                     break
                 if tag == "error":
+                    if progress.saw_event and invocation_id and not paused:
+                        await self._seal_after_failure(user_id, session_id, invocation_id)
                     raise item
                 event: Event = item
+                progress.saw_event = True
                 invocation_id = event.invocation_id or invocation_id
                 for kind, data in wire_events(event):
                     if kind == "request_input":
@@ -409,17 +486,25 @@ class ChatService:
             },
         )
 
+    async def _seal_after_failure(self, user_id: str, session_id: str, invocation_id: str) -> None:
+        try:
+            session = await self._session(self.app_name, user_id, session_id)
+            await self._seal(session, invocation_id, "the run failed")
+        except Exception:
+            logger.exception("could not seal invocation %s after a failure", invocation_id)
+
     async def rewind(
         self, *, app_name: str, user_id: str, session_id: str, invocation_id: str
     ) -> None:
-        session = await self._session(app_name, user_id, session_id)
         if not invocation_id:
             raise InvalidArgument("invocation_id is required.", code="invalid_invocation_id")
-        if not any(e.invocation_id == invocation_id for e in session.events):
-            raise NotFound(
-                f"Session {session_id!r} has no invocation {invocation_id!r}.",
-                code="invocation_not_found",
+        async with self.locks.hold(session_id, timeout=PREVIOUS_RUN_WAIT_SECONDS):
+            session = await self._session(app_name, user_id, session_id)
+            if not any(e.invocation_id == invocation_id for e in session.events):
+                raise NotFound(
+                    f"Session {session_id!r} has no invocation {invocation_id!r}.",
+                    code="invocation_not_found",
+                )
+            await self.runner.rewind_async(
+                user_id=user_id, session_id=session_id, rewind_before_invocation_id=invocation_id
             )
-        await self.runner.rewind_async(
-            user_id=user_id, session_id=session_id, rewind_before_invocation_id=invocation_id
-        )

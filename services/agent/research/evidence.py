@@ -65,13 +65,27 @@ def continuation_prompt(
     calls_used: int,
     extension: int,
     guidance: str,
+    evidence: list[dict[str, Any]] | None = None,
 ) -> str:
+    """The prompt of an extension pass: it sees nothing of earlier passes but this, so it names
+    what was established, what is missing, the queries already run and the pages already read."""
     gaps = "\n".join(f"- {g}" for g in report.get("gaps") or []) or "- (none listed)"
     parts = [
         f"Deep research extension {extension}. Research request: {request.strip()}",
         f"Already established:\n{report.get('summary') or '(nothing yet)'}",
         f"Still missing:\n{gaps}",
     ]
+    evidence = evidence or []
+    queries = list(dict.fromkeys(str(p["query"]) for p in evidence if p.get("kind") == "chunk"))
+    if queries:
+        parts.append("Queries already run:\n" + "\n".join(f"- {q}" for q in queries[:30]))
+    read = list(
+        dict.fromkeys(
+            f"{p['item_key']} p. {p['page']}" for p in evidence if p.get("kind") == "page"
+        )
+    )
+    if read:
+        parts.append("Pages already read: " + ", ".join(read[:40]) + ".")
     if guidance.strip():
         parts.append(f"The user's guidance for this extension: {guidance.strip()}")
     parts.append(

@@ -38,6 +38,7 @@ from google.adk.agents.llm.task._finish_task_tool import (
     FINISH_TASK_TOOL_NAME,
 )
 from google.adk.agents.llm_agent import LlmAgent
+from google.adk.events._rewind_events import _apply_rewinds
 from google.adk.events.event import Event
 from google.adk.events.request_input import RequestInput
 from google.adk.utils._function_call_names import REQUEST_INPUT_FUNCTION_CALL_NAME
@@ -85,16 +86,33 @@ class PipelineDeps:
 
 
 def interrupt_answer(ctx: Context, interrupt_id: str) -> dict[str, Any] | None:
-    """The user's answer to ``interrupt_id`` in this invocation, if it was answered."""
-    answer = (ctx.resume_inputs or {}).get(interrupt_id)
-    if answer is not None:
-        return answer if isinstance(answer, dict) else {"action": str(answer)}
-    for event in ctx.session.events:
+    """The user's answer to ``interrupt_id`` raised by *this* pipeline in this invocation.
+
+    Only checkpoints this pipeline asked (its ``adk_request_input`` call, in its own isolation
+    scope and invocation) count, so a second pipeline of the same turn, or an older turn, never
+    picks up an answer meant for another.
+    """
+    asked = False
+    for event in _apply_rewinds(ctx.session.events):
         if event.invocation_id != ctx.invocation_id:
+            continue
+        for fc in event.get_function_calls():
+            if (
+                fc.id == interrupt_id
+                and fc.name == REQUEST_INPUT_FUNCTION_CALL_NAME
+                and event.isolation_scope == ctx.isolation_scope
+            ):
+                asked = True
+        if not asked:
             continue
         for fr in event.get_function_responses():
             if fr.id == interrupt_id and fr.name == REQUEST_INPUT_FUNCTION_CALL_NAME:
                 return dict(fr.response or {})
+    if not asked:
+        return None
+    answer = (ctx.resume_inputs or {}).get(interrupt_id)
+    if answer is not None:
+        return answer if isinstance(answer, dict) else {"action": str(answer)}
     return None
 
 
@@ -126,9 +144,14 @@ def ensure_isolation_scope(ctx: Context) -> str | None:
 
 
 def current_snapshot(ctx: Context) -> dict[str, Any] | None:
-    """The persisted snapshot, only if it belongs to this invocation (never an older turn's)."""
+    """The persisted snapshot, only if it is this pipeline's: same invocation (never an older
+    turn's) and same isolation scope (never another search_library call's)."""
     snapshot = ctx.state.get(sk.HITL_SNAPSHOT)
-    if isinstance(snapshot, dict) and snapshot.get("invocation_id") == ctx.invocation_id:
+    if (
+        isinstance(snapshot, dict)
+        and snapshot.get("invocation_id") == ctx.invocation_id
+        and snapshot.get("isolation_scope") == ctx.isolation_scope
+    ):
         return snapshot
     return None
 
@@ -256,7 +279,13 @@ def build_search_pipeline(deps: PipelineDeps) -> Any:
     async def run_pass(
         ctx: Context, write: _StateWriter, prompt: str, run_id: str, request: str
     ) -> dict[str, Any]:
-        await write({sk.TEMP_SEARCH_REPORT: None, sk.TEMP_EXTENSION_REQUESTED: False})
+        await write(
+            {
+                sk.TEMP_SEARCH_REPORT: None,
+                sk.TEMP_EXTENSION_REQUESTED: False,
+                sk.TEMP_BLOCKED_CALLS: 0,
+            }
+        )
         await ctx.run_node(deps.subagent, node_input=prompt, run_id=run_id)
         report = ctx.state.get(sk.TEMP_SEARCH_REPORT)
         if not isinstance(report, dict):
@@ -286,7 +315,8 @@ def build_search_pipeline(deps: PipelineDeps) -> Any:
         ic.user_content = None  # subagents get their node_input only, not the chat nudge
         request = str(node_input.get("request") or "")
         scope_note = str(node_input.get("scope_note") or "")
-        snippets = str(ctx.state.get(sk.FOCAL_SNIPPETS_STR) or "")
+        snippets = str(ctx.state.get(sk.FOCAL_SNIPPETS_STR) or "")  # keys stripped: writer
+        keyed_snippets = str(ctx.state.get(sk.FOCAL_SNIPPETS_KEYED_STR) or "")  # for retrieval
         harness = deps.harness()
         write = _StateWriter(ctx)
         interrupted = False
@@ -296,6 +326,7 @@ def build_search_pipeline(deps: PipelineDeps) -> Any:
             snapshot = current_snapshot(ctx)
             if snapshot is None:
                 ceilings = harness.initial()
+                initial = ceilings
                 await write(
                     {
                         **_ceilings_state(ceilings, 0),
@@ -309,21 +340,24 @@ def build_search_pipeline(deps: PipelineDeps) -> Any:
                 report = await run_pass(
                     ctx,
                     write,
-                    ev.initial_prompt(request, scope_note, snippets),
+                    ev.initial_prompt(request, scope_note, keyed_snippets),
                     "search_initial",
                     request,
                 )
                 completed_extensions: list[int] = []
                 requested = bool(ctx.state.get(sk.TEMP_EXTENSION_REQUESTED))
             else:
-                # Rehydrate from the snapshot: temp: keys did not survive the pause.
-                ceilings = Ceilings.from_dict(snapshot["ceilings"])
+                # Rehydrate from the snapshot: temp: keys did not survive the pause. Ceilings
+                # restart from the turn's initial ones: the loop below re-extends them once per
+                # answered checkpoint, as it did the first time.
+                ceilings = Ceilings.from_dict(snapshot["initial_ceilings"])
+                initial = ceilings
                 report = dict(snapshot.get("search_report") or {})
                 completed_extensions = [int(i) for i in snapshot.get("completed_extensions", [])]
                 requested = bool(snapshot.get("extension_requested"))
                 await write(
                     {
-                        **_ceilings_state(ceilings, int(snapshot.get("extension_count") or 0)),
+                        **_ceilings_state(ceilings, 0),
                         sk.TEMP_RETRIEVED_EVIDENCE: list(snapshot.get("evidence") or []),
                         sk.TEMP_SEEN_CHUNK_IDS: list(snapshot.get("seen_chunk_ids") or []),
                         sk.TEMP_SEEN_ASSETS: list(snapshot.get("seen_assets") or []),
@@ -372,6 +406,7 @@ def build_search_pipeline(deps: PipelineDeps) -> Any:
                             "isolation_scope": scope,
                             "completed_extensions": list(completed_extensions),
                             "ceilings": ceilings.to_dict(),
+                            "initial_ceilings": initial.to_dict(),
                             "seen_chunk_ids": list(ctx.state.get(sk.TEMP_SEEN_CHUNK_IDS) or []),
                             "seen_assets": list(ctx.state.get(sk.TEMP_SEEN_ASSETS) or []),
                         },
@@ -398,6 +433,7 @@ def build_search_pipeline(deps: PipelineDeps) -> Any:
                         int(ctx.state.get(sk.TEMP_RETRIEVAL_TOOL_COUNT) or 0),
                         extension_count,
                         guidance,
+                        list(ctx.state.get(sk.TEMP_RETRIEVED_EVIDENCE) or []),
                     )
                     await write({sk.TEMP_EXTENSION_REQUEST_PASS: extension_count})
                     report = await run_pass(

@@ -23,6 +23,7 @@ logger = logging.getLogger(__name__)
 CONCLUDE_SEARCH = "conclude_search"
 REQUEST_SEARCH_EXTENSION = "request_search_extension"
 RETRIEVAL_TOOL_NAMES = (SEARCH_CORPUS, GET_DOCUMENT_TOC, READ_DOCUMENT)
+MAX_BLOCKED_CALLS = 2
 
 
 def current_ceilings(state: Any, default: Ceilings) -> Ceilings:
@@ -81,6 +82,12 @@ def make_subagent_tools(library_tools: list[Tool], default_ceilings: Ceilings) -
             ceilings,
         )
         if not check.allowed:
+            blocked = int(state.get(sk.TEMP_BLOCKED_CALLS) or 0) + 1
+            state[sk.TEMP_BLOCKED_CALLS] = blocked
+            if blocked >= MAX_BLOCKED_CALLS:
+                # The model ignored the block: end the pass here. The pipeline's automatic
+                # completion report takes over (a runaway loop must not burn the turn).
+                tool_context.actions.skip_summarization = True
             return {"status": "blocked", "notice": check.notice}, None
         state[sk.TEMP_RETRIEVAL_TOOL_COUNT] = check.calls
         return None, check.notice

@@ -17,7 +17,7 @@ from services.agent.library.tools import Tool
 from services.agent.models import resolve_model
 from services.agent.research import adk_compat
 from services.agent.research.agents import build_coordinator
-from services.agent.research.chat import ChatService
+from services.agent.research.chat import ChatService, SessionLocks
 from services.agent.research.harness import Harness
 from services.agent.research.offline_llm import OfflineLlm
 from services.agent.research.pipeline import Reranker
@@ -51,6 +51,7 @@ class ResearchRuntime:
         self._key: tuple[Any, ...] | None = None
         self._chat: ChatService | None = None
         self._config = ZocratesConfig()
+        self._locks = SessionLocks()  # outlives ChatService rebuilds (a model change)
 
     def harness(self) -> Harness:
         return Harness.from_config(self._config)
@@ -97,6 +98,7 @@ class ResearchRuntime:
                 session_service=self.session_service,
                 app_name=self.app_name,
                 streaming=self.streaming,
+                locks=self._locks,
             )
             self._key = key
             logger.info(

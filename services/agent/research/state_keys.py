@@ -13,7 +13,8 @@ RETRIEVED_EVIDENCE = "retrieved_evidence"  # audit of the last MAX_AUDIT_HISTORY
 ACTIVE_CONTEXT_ITEMS = "active_context_items"
 ACTIVE_CONTEXT_ITEMS_STR = "active_context_items_str"
 ACTIVE_COLLECTION = "active_collection"
-FOCAL_SNIPPETS_STR = "focal_snippets_str"
+FOCAL_SNIPPETS_STR = "focal_snippets_str"  # keys stripped: coordinator and synthesizer
+FOCAL_SNIPPETS_KEYED_STR = "focal_snippets_keyed_str"  # with keys: the retrieval subagent
 SEARCH_SCOPE = "search_scope"  # what search_corpus searches: "library", "collection:K", keys
 
 # Per user event (state_delta of the prompt), so a rewind restores them exactly.
@@ -32,5 +33,6 @@ TEMP_EXTENSION_REQUESTED = "temp:extension_requested"
 TEMP_EXTENSION_REQUEST_PASS = "temp:extension_request_pass"
 TEMP_SEEN_CHUNK_IDS = "temp:seen_chunk_ids"
 TEMP_SEEN_ASSETS = "temp:seen_assets"
+TEMP_BLOCKED_CALLS = "temp:blocked_calls"
 
 MAX_AUDIT_HISTORY_TURNS = 5

@@ -98,24 +98,28 @@ async def _stream_turn(
 ) -> StreamingResponse:
     """Relay an agent stream as SSE while holding the session's lock.
 
-    The agent's RPC is started only once the lock is held (a gRPC stream starts when it is
-    created). Its first event is awaited before the response starts so that refusals keep their
-    HTTP status.
+    The lock is renewed from the moment it is taken, and the agent's RPC is started only once
+    it is held (a gRPC stream starts when it is created). The agent answers ``started`` once
+    its checks pass, so everything before it is a refusal that keeps its HTTP status; the
+    ``started`` event itself is not relayed.
     """
     held: HeldLock = await state.chat_lock.acquire(session_id)
+    scope = contextlib.AsyncExitStack()
+    await scope.enter_async_context(state.chat_lock.keep(held))
     events = start()
+    scope.push_async_callback(_close, events)
     try:
         first = await anext(events, None)
     except BaseException:
-        with contextlib.suppress(Exception):
-            await events.aclose()  # type: ignore[attr-defined]
-        await state.chat_lock.release(held)
+        await scope.aclose()
         raise
+    if first is not None and first[0] != "started":
+        logger.warning("agent stream began with %r instead of 'started'", first[0])
 
     async def frames() -> AsyncIterator[bytes]:
-        async with state.chat_lock.keep(held):
+        async with scope:
             try:
-                if first is not None:
+                if first is not None and first[0] != "started":
                     yield frame(first[0], first[1])
                 async for kind, data in events:
                     if held.lost.is_set():
@@ -131,11 +135,13 @@ async def _stream_turn(
             except ZocratesError as exc:
                 logger.warning("turn on session %s failed: %s", session_id, exc)
                 yield error_frame(exc)
-            finally:
-                with contextlib.suppress(Exception):
-                    await events.aclose()  # type: ignore[attr-defined]
 
-    return sse_response(frames())
+    return sse_response(frames(), on_close=scope.aclose)
+
+
+async def _close(events: AsyncIterator[Any]) -> None:
+    with contextlib.suppress(Exception):
+        await events.aclose()  # type: ignore[attr-defined]
 
 
 @router.post(

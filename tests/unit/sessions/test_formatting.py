@@ -370,3 +370,18 @@ def test_formatting_does_not_mutate_events() -> None:
     before = [e.model_dump() for e in events]
     format_session_for_ui(_session(events), title="t", created_at=0.0)
     assert [e.model_dump() for e in events] == before
+
+
+def test_a_checkpoint_of_an_aborted_invocation_is_not_pending() -> None:
+    from google.adk.events._abort_events import _build_abort_events
+
+    events = [
+        user_text("q", invocation_id="inv-1"),
+        request_input("interrupt_ext_1", invocation_id="inv-1", payload=PAYLOAD, message="m"),
+    ]
+    assert find_pending_hitl(events) is not None
+    sealed = _build_abort_events(
+        events, invocation_id="inv-1", root_agent_name="coordinator", branch=None
+    )
+    assert sealed  # ADK answers the dangling call with an error, authored by the node
+    assert find_pending_hitl(events + sealed) is None
