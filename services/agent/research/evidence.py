@@ -133,6 +133,18 @@ def checkpoint_payload(
     }
 
 
+def interleave(rankings: list[list[tuple[str, float, int]]]) -> list[tuple[str, float, int]]:
+    """Round-robin over several rankings (best of each first), each id once."""
+    merged: list[tuple[str, float, int]] = []
+    seen: set[str] = set()
+    for rank in range(max((len(r) for r in rankings), default=0)):
+        for ranking in rankings:
+            if rank < len(ranking) and ranking[rank][0] not in seen:
+                seen.add(ranking[rank][0])
+                merged.append(ranking[rank])
+    return merged
+
+
 def select_evidence(
     evidence: list[dict[str, Any]],
     ranked: list[tuple[str, float, int]] | None,
@@ -189,9 +201,12 @@ def synthesis_prompt(
             f"-{p['page_end']}" if p.get("page_end") and p["page_end"] != p["page"] else ""
         )
         section = f", section {p['section']!r}" if p.get("section") else ""
+        found_by = (
+            f"\n(found by: {p['query']})" if p.get("kind") == "chunk" and p.get("query") else ""
+        )
         blocks.append(
             f'[{p["n"]}] {p["label"]} "{p.get("title", "")}" item {p["item_key"]}, '
-            f"{pages}{section}\n{p['text'].strip()}"
+            f"{pages}{section}{found_by}\n{p['text'].strip()}"
         )
     gaps = "\n".join(f"- {g}" for g in report.get("gaps") or [])
     parts = [f"Question: {request.strip()}"]

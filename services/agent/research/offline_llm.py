@@ -39,8 +39,12 @@ me more most my myself no nor not now of off on once only or other our ours ours
 own same she should so some such than that the their theirs them themselves then there these they
 this those through to too under until up very was we were what when where which while who whom
 why will with would you your yours yourself yourselves use used using uses kind same way ways
-model models paper papers study studies fit fits fitted fitting does do one two also""".split()
+model models paper papers study studies does do one two also""".split()
 )
+_METHOD_CUES = {
+    "use", "using", "via", "algorithm", "method", "default", "implement", "estimat", "sampl",
+    "optim", "solv", "approximat", "comput", "procedur", "based", "employ",
+}  # fmt: skip
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]+")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[])")
 _EVIDENCE_BLOCK = re.compile(
@@ -49,12 +53,40 @@ _EVIDENCE_BLOCK = re.compile(
 )
 
 
+_SUFFIXES = (
+    "izations", "ization", "ations", "ation", "izers", "izer", "izing", "ized", "ize",
+    "ements", "ement", "ings", "ing", "ers", "er", "ed", "es", "s",
+)  # fmt: skip
+
+
+def stem(word: str) -> str:
+    """A light suffix stripper: "optimizer", "optimization", "optimizers" -> "optim"."""
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            root = word[: -len(suffix)]
+            if len(root) >= 4 and root[-1] == root[-2] and root[-1] not in "aeiouls":
+                root = root[:-1]  # "fitting" -> "fitt" -> "fit"
+            return root
+    return word
+
+
 def terms(text: str) -> set[str]:
     out = set()
     for word in _WORD.findall(text.lower()):
         if word in _STOP or len(word) < 3:
             continue
-        out.add(word[:-1] if word.endswith("s") and len(word) > 4 else word)
+        out.add(stem(word))
+    return out
+
+
+def ordered_terms(text: str) -> list[str]:
+    """``terms`` in the order they appear."""
+    out: list[str] = []
+    for word in _WORD.findall(text.lower()):
+        if word in _STOP or len(word) < 3:
+            continue
+        if stem(word) not in out:
+            out.append(stem(word))
     return out
 
 
@@ -255,6 +287,10 @@ class OfflineLlm(BaseLlm):
         blocks: list[dict[str, Any]] = []
         for m in _EVIDENCE_BLOCK.finditer(evidence_text.strip() + "\n"):
             n, label, title, key, page, body = m.groups()
+            found_by = ""
+            if body.startswith("(found by: "):
+                found_by, _, body = body.partition("\n")
+                found_by = found_by[len("(found by: ") : -1]
             blocks.append(
                 {
                     "n": int(n),
@@ -263,6 +299,8 @@ class OfflineLlm(BaseLlm):
                     "key": key,
                     "page": int(page),
                     "body": body.strip(),
+                    "query_terms": terms(found_by),
+                    "body_terms": terms(body),
                 }
             )
         gaps = [g[2:].strip() for g in _block(prompt, "Aspects the search found no evidence for:")]
@@ -287,13 +325,26 @@ class OfflineLlm(BaseLlm):
                 df[w] = df.get(w, 0) + 1
         for aspect in aspects_of(question):
             wanted = terms(aspect)
+            asks_how = aspect.strip().lower().startswith(("how", "which", "what method"))
             scored = []
             for sentence, words, b in sentences:
                 hit = wanted & words
                 if hit:
                     weight = sum(1.0 / df[w] ** 0.5 for w in hit)
+                    # Passages found by this aspect's own search answer it best.
+                    if wanted and len(wanted & b["query_terms"]) >= 0.5 * len(wanted):
+                        weight += 0.5
+                    # "How" questions ask for a method: prefer sentences that name one.
+                    if asks_how and words & _METHOD_CUES:
+                        weight += 0.4
                     scored.append((len(hit), weight, -b["n"], sentence, b))
-            scored.sort(key=lambda s: (s[1], s[2]), reverse=True)
+            # The aspect's subject (its first content word: "brms" in "how does brms fit ...")
+            # must appear in the paper a sentence comes from, when any paper has it.
+            subject = next(iter(ordered_terms(aspect)), None)
+            papers = {b["key"] for b in blocks if subject and subject in b["body_terms"]}
+            if papers:
+                scored = [s for s in scored if s[4]["key"] in papers]
+            scored.sort(key=lambda s: (s[0], s[1], s[2]), reverse=True)
             if not scored or max(s[0] for s in scored) < max(1, round(0.4 * len(wanted))):
                 if aspect not in gaps:
                     gaps.append(aspect)

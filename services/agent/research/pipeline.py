@@ -297,14 +297,30 @@ def build_search_pipeline(deps: PipelineDeps) -> Any:
     async def rerank(
         request: str, evidence: list[dict[str, Any]], ceilings: Ceilings
     ) -> list[dict[str, Any]]:
+        """Cross-encoder order, fair to every aspect the subagent searched.
+
+        Each passage is scored against the query that found it (pages read whole, against the
+        request), and the per-query rankings are interleaved: a question with two aspects gets
+        the best evidence of each, instead of only passages that mention both.
+        """
         ranked = None
         if deps.reranker is not None and evidence:
+            groups: dict[str, list[dict[str, Any]]] = {}
+            for piece in evidence:
+                query = str(piece.get("query") or "") if piece.get("kind") == "chunk" else ""
+                groups.setdefault(query or request, []).append(piece)
+            reranker = deps.reranker
             try:
-                ranked = await deps.reranker.rerank(
-                    request, [(p["id"], p["text"]) for p in evidence]
+                rankings = await asyncio.gather(
+                    *(
+                        reranker.rerank(query, [(p["id"], p["text"]) for p in pieces])
+                        for query, pieces in groups.items()
+                    )
                 )
             except ZocratesError as exc:
                 logger.warning("rerank failed (%s); using retrieval order", exc.code)
+            else:
+                ranked = ev.interleave(list(rankings))
         return ev.select_evidence(evidence, ranked, ceilings)
 
     @node(name=PIPELINE_NODE, rerun_on_resume=True)

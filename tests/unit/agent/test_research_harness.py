@@ -122,3 +122,18 @@ def test_offline_aspects_and_coverage() -> None:
     paper = "The lmer function ... later, the nonlinear optimizer BOBYQA is used by default."
     assert covered("How does lmer choose its optimizer", [paper])
     assert not covered("how do quantum annealers schedule qubit couplers", [paper])
+
+
+def test_interleave_gives_every_aspect_its_best_evidence_first() -> None:
+    full = [("a", 0.9, 1), ("b", 0.8, 1), ("c", 0.1, 1)]
+    aspect = [("d", 0.7, 1), ("a", 0.6, 1)]
+    assert [cid for cid, _, _ in ev.interleave([full, aspect])] == ["a", "d", "b", "c"]
+    assert ev.interleave([]) == []
+
+
+def test_stems_join_the_forms_of_a_word() -> None:
+    from services.agent.research.offline_llm import stem, terms
+
+    assert {stem(w) for w in ("optimizer", "optimizers", "optimization")} == {"optim"}
+    assert {stem(w) for w in ("fit", "fits", "fitting", "fitted")} == {"fit"}
+    assert terms("How does brms fit the same kind of model?") == {"brm", "fit"}
