@@ -236,6 +236,9 @@ async def test_synthesize_now_answers_from_the_first_pass(stack: Stack) -> None:
     done = _done(evs)
     assert done["status"] == "completed"
     assert any(c["item_key"] == LME4 for c in done["citations"])
+    # The uncovered aspect is named as not found, and nothing is quoted for it.
+    assert "Not found in your library:** how do quantum annealers" in done["answer"]
+    assert "**how do quantum annealers" not in done["answer"]
     # Resuming twice is refused: the checkpoint is answered.
     status, _, error = await stack.resume(session_id, pending, action="synthesize")
     assert status == 409 and error["code"] == "stale_interrupt"

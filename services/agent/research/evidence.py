@@ -204,8 +204,9 @@ def synthesis_prompt(
         found_by = (
             f"\n(found by: {p['query']})" if p.get("kind") == "chunk" and p.get("query") else ""
         )
+        # "### [n]" opens a block: passages may themselves hold lines like "[1] ..." (R output).
         blocks.append(
-            f'[{p["n"]}] {p["label"]} "{p.get("title", "")}" item {p["item_key"]}, '
+            f'### [{p["n"]}] {p["label"]} "{p.get("title", "")}" item {p["item_key"]}, '
             f"{pages}{section}{found_by}\n{p['text'].strip()}"
         )
     gaps = "\n".join(f"- {g}" for g in report.get("gaps") or [])

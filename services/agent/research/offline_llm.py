@@ -39,6 +39,9 @@ me more most my myself no nor not now of off on once only or other our ours ours
 own same she should so some such than that the their theirs them themselves then there these they
 this those through to too under until up very was we were what when where which while who whom
 why will with would you your yours yourself yourselves use used using uses kind same way ways
+compare compares compared comparison comparisons contrast differ differs difference differences
+explain explains describe describes discuss discusses say says said tell tells show shows mean
+means according
 model models paper papers study studies does do one two also""".split()
 )
 _METHOD_CUES = {
@@ -48,7 +51,8 @@ _METHOD_CUES = {
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]+")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[])")
 _EVIDENCE_BLOCK = re.compile(
-    r"^\[(\d+)\] (.*?) \"(.*?)\" item (\S+), p\. (\d+)(?:-\d+)?[^\n]*\n(.*?)(?=^\[\d+\] |\Z)",
+    r"^### \[(\d+)\] (.*?) \"(.*?)\" item (\S+), p\. (\d+)(?:-\d+)?[^\n]*\n"
+    r"(.*?)(?=^### \[\d+\] |\Z)",
     re.S | re.M,
 )
 
@@ -101,10 +105,17 @@ def aspects_of(request: str) -> list[str]:
 
 
 def covered(aspect: str, texts: list[str], share: float = 0.6) -> bool:
-    wanted = terms(aspect)
+    """Whether the retrieved ``texts`` speak to ``aspect``: its subject (first content word,
+    "quantum" in "what do they say about quantum annealing hardware") appears in them, and so
+    do most of its words (anywhere: a comparison draws on several papers)."""
+    wanted = ordered_terms(aspect)
     if not wanted:
         return True
-    return any(len(wanted & terms(t)) >= max(1, round(share * len(wanted))) for t in texts)
+    found: set[str] = set()
+    for text in texts:
+        found |= terms(text)
+    hits = sum(1 for w in wanted if w in found)
+    return wanted[0] in found and hits >= max(1, round(share * len(wanted)))
 
 
 def _user_texts(request: LlmRequest) -> list[str]:
@@ -224,7 +235,6 @@ class OfflineLlm(BaseLlm):
         extension = prompt.startswith("Deep research extension")
         responses = _responses(request)
         texts: list[str] = []
-        by_item: dict[str, list[str]] = {}
         hits: list[dict[str, Any]] = []
         blocked = False
         for fr in responses:
@@ -234,10 +244,8 @@ class OfflineLlm(BaseLlm):
             for r in body.get("results") or []:
                 hits.append(r)
                 texts.append(str(r.get("text", "")))
-                by_item.setdefault(str(r.get("item_key")), []).append(texts[-1])
             for page in body.get("pages") or []:
                 texts.append(str(page.get("text", "")))
-                by_item.setdefault(str(body.get("item_key")), []).append(texts[-1])
         searched = [fr for fr in responses if fr.name == "search_corpus"]
         reads = [fr for fr in responses if fr.name == "read_document"]
         if extension:
@@ -265,10 +273,7 @@ class OfflineLlm(BaseLlm):
                     end_page=int(hit["page"]),
                 )
         aspects = missing if extension else aspects_of(question)
-        # An aspect counts as covered when one paper's retrieved passages together hold most of
-        # its words (the terms of a question are often spread over a paper's sections).
-        papers = ["\n".join(v) for v in by_item.values()]
-        gaps = [a for a in aspects if not covered(a, papers)]
+        gaps = [a for a in aspects if not covered(a, texts)]
         found = sorted({f"{h.get('title', '')} ({h['item_key']}) p. {h['page']}" for h in hits})
         summary = (
             f"Retrieved {len(texts)} passages. Most relevant: " + "; ".join(found[:6])
@@ -324,6 +329,8 @@ class OfflineLlm(BaseLlm):
             for w in words:
                 df[w] = df.get(w, 0) + 1
         for aspect in aspects_of(question):
+            if any(aspect.lower() in g.lower() or g.lower() in aspect.lower() for g in gaps):
+                continue  # the search found nothing for it: say so, quote nothing
             wanted = terms(aspect)
             asks_how = aspect.strip().lower().startswith(("how", "which", "what method"))
             scored = []
