@@ -1,0 +1,92 @@
+"""After a turn: gate, probe, plan, summarize, and the compaction event to append (or none).
+
+The caller (the compactor's servicer) loads the session, calls :func:`evaluate_and_compact`
+and appends ``outcome.event`` through the sessions service when there is one. Nothing here
+does I/O itself except through the decision model and the summarizer it is given; a closed
+gate returns before either is touched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from google.adk.events.event import Event
+
+from services.common.app_config import ZocratesConfig
+from services.compactor.decision import COMPRESS, Decision, DecisionModel
+from services.compactor.gate import GateDecision, evaluate_gate
+from services.compactor.summarizer import (
+    CompactionPlan,
+    Summarizer,
+    compaction_event,
+    plan_compaction,
+)
+from services.compactor.turns import (
+    coordinator_prompt_tokens,
+    decision_state,
+    extract_turns,
+    is_compaction,
+    is_rewind,
+    live_events,
+    prior_compaction,
+    turns_since,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionOutcome:
+    """What happened after one turn. ``event`` is the compaction to append, if any;
+    ``reason`` says why there is none."""
+
+    gate: GateDecision
+    reason: str
+    decision: Decision | None = None
+    plan: CompactionPlan | None = None
+    event: Event | None = None
+
+
+def _open_invocation(events: Sequence[Event], last_turn_invocation: str | None) -> bool:
+    """True when the newest invocation has no answer yet (paused at a checkpoint, aborted)."""
+    for event in reversed(events):
+        if is_compaction(event) or is_rewind(event):
+            continue
+        if event.isolation_scope is None and event.invocation_id:
+            return event.invocation_id != last_turn_invocation
+    return False
+
+
+async def evaluate_and_compact(
+    events: Sequence[Event],
+    *,
+    config: ZocratesConfig,
+    decision_model: DecisionModel,
+    summarizer: Summarizer,
+) -> CompactionOutcome:
+    """Run the post-turn lifecycle of the compaction document (sections 2, 3, 6, 7)."""
+    live = live_events(events)
+    turns = extract_turns(live, rewinds_applied=True)
+    since = turns_since(turns, prior_compaction(live, rewinds_applied=True))
+    gate = evaluate_gate(len(since), coordinator_prompt_tokens(live), config)
+    if not gate.opens:
+        return CompactionOutcome(gate=gate, reason=gate.reason)
+    if _open_invocation(live, turns[-1].invocation_id if turns else None):
+        return CompactionOutcome(gate=gate, reason="open_turn")
+    decision: Decision | None = None
+    if gate.outcome == "probe":
+        decision = await decision_model.decide(
+            decision_state(turns), threshold=config.adaptive_compaction_threshold
+        )
+        if decision.verdict != COMPRESS:
+            return CompactionOutcome(gate=gate, reason="probe_continue", decision=decision)
+    plan = plan_compaction(live, gate.retention_turns)
+    if plan is None:
+        return CompactionOutcome(gate=gate, reason="empty_slice", decision=decision)
+    summary = await summarizer.summarize(plan)
+    return CompactionOutcome(
+        gate=gate,
+        reason="compacted",
+        decision=decision,
+        plan=plan,
+        event=compaction_event(plan, summary),
+    )
