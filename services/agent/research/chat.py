@@ -196,6 +196,23 @@ def _search_result(event: Event) -> dict[str, Any] | None:
     return None
 
 
+async def _wait_through_cancellation(task: asyncio.Task[Any], timeout: float) -> bool:
+    """Wait for ``task`` to finish even if we are cancelled meanwhile (again and again: gRPC
+    may cancel a handler more than once), then re-raise the cancellation. Returns whether the
+    task finished. The session's lock must not be released while the run is still writing."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    cancelled = False
+    while not task.done() and loop.time() < deadline:
+        try:
+            await asyncio.wait([task], timeout=max(0.0, deadline - loop.time()))
+        except asyncio.CancelledError:
+            cancelled = True
+    if cancelled:
+        raise asyncio.CancelledError
+    return task.done()
+
+
 class SessionLocks:
     """One lock per session for the runs of this replica, dropped when unused.
 
@@ -470,8 +487,7 @@ class ChatService:
         finally:
             if not finished:
                 abort.set()
-            done, _ = await asyncio.wait([task], timeout=PREVIOUS_RUN_WAIT_SECONDS)
-            if not done:
+            if not await _wait_through_cancellation(task, PREVIOUS_RUN_WAIT_SECONDS):
                 logger.error("the run on session %s did not stop after abort", session_id)
                 task.cancel()
         answer = (result or {}).get("answer") or "\n\n".join(a for a in answer_parts if a)
