@@ -13,6 +13,7 @@ from fastapi.security import HTTPBearer
 from services.agent.client import AgentClient
 from services.common.app_config import ConfigStore
 from services.common.errors import ZocratesError
+from services.compactor.client import CompactorClient
 from services.gateway.auth import TOKEN_FILE_NAME, ensure_token_file
 from services.gateway.config import GatewaySettings
 from services.gateway.errors import install_error_handlers
@@ -71,7 +72,16 @@ def create_app(settings: GatewaySettings) -> FastAPI:
                 ttl_seconds=settings.chat_lock_ttl_seconds,
             ),
             config_store=config_store,
+            compactor=(
+                CompactorClient(
+                    settings.compactor_addr, timeout=settings.compaction_timeout_seconds
+                )
+                if settings.compactor_addr
+                else None
+            ),
         )
+        if state.compactor is None:
+            logger.warning("no compactor configured (ZOCRATES_COMPACTOR_ADDR): no compaction")
         app.state.gateway = state
         startup = asyncio.create_task(_startup_maintenance(state))
         try:
@@ -83,6 +93,8 @@ def create_app(settings: GatewaySettings) -> FastAPI:
             await state.chat_lock.close()
             await state.sessions.close()
             await state.agent.close()
+            if state.compactor is not None:
+                await state.compactor.close()
 
     app = FastAPI(
         title="Zocrates gateway",

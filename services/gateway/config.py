@@ -26,6 +26,26 @@ class GatewaySettings(CommonSettings):
             "`zocrates run` sets it to 127.0.0.1:<base port + 2>."
         ),
     )
+    compactor_addr: str | None = Field(
+        default=None,
+        description=(
+            "host:port of the compactor service, called after each completed turn. "
+            "`zocrates run` sets it; unset: no post-turn compaction."
+        ),
+    )
+    compaction_timeout_seconds: float = Field(
+        default=60.0,
+        gt=0,
+        description="Longest a post-turn compaction may hold the session (then it is abandoned).",
+    )
+    compaction_wait_seconds: float = Field(
+        default=60.0,
+        ge=0,
+        description=(
+            "How long a new chat on a session waits for that session's post-turn compaction "
+            "before answering 409 session_busy."
+        ),
+    )
     redis_url: str | None = Field(
         default=None,
         description=(

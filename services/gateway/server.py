@@ -55,12 +55,15 @@ class GatewayServer:
         sessions_ok, agent_ok, lock_ok = await asyncio.gather(
             state.sessions.healthy(), state.agent.healthy(), state.chat_lock.ping()
         )
-        return {
+        checks = {
             "sessions": sessions_ok,
             "agent": agent_ok,
             "chat_lock": lock_ok,
             "startup_maintenance": state.startup_done.is_set(),
         }
+        if state.compactor is not None:
+            checks["compactor"] = await state.compactor.healthy()
+        return checks
 
     async def start(self) -> None:
         self._task = asyncio.create_task(self._server.serve(sockets=[self._socket]))

@@ -10,6 +10,7 @@ from typing import Any
 
 from services.agent.client import AgentClient
 from services.common.app_config import ConfigStore, ZocratesConfig
+from services.compactor.client import CompactorClient
 from services.gateway.config import GatewaySettings
 from services.gateway.locks.base_chat_lock import BaseChatLock
 from services.sessions.client import SessionsClient
@@ -26,6 +27,7 @@ class GatewayState:
     agent: AgentClient
     chat_lock: BaseChatLock
     config_store: ConfigStore
+    compactor: CompactorClient | None = None
     # Set once start-up maintenance has run (or failed open); chat waits for it.
     startup_done: asyncio.Event = dataclasses.field(default_factory=asyncio.Event)
     maintenance_lock: asyncio.Lock = dataclasses.field(default_factory=asyncio.Lock)

@@ -43,10 +43,23 @@ def stack_specs(*, base_port: int, host: str) -> list[ServiceSpec]:
             },
         ),
         ServiceSpec(
+            "compactor",
+            "services.compactor",
+            admin("compactor"),
+            {
+                "ZOCRATES_RERANKER_ADDR": addr("reranker"),
+                "ZOCRATES_SESSIONS_ADDR": addr("sessions"),
+            },
+        ),
+        ServiceSpec(
             "gateway",
             "services.gateway",
             admin("gateway"),
-            {"ZOCRATES_SESSIONS_ADDR": addr("sessions"), "ZOCRATES_AGENT_ADDR": addr("agent")},
+            {
+                "ZOCRATES_SESSIONS_ADDR": addr("sessions"),
+                "ZOCRATES_AGENT_ADDR": addr("agent"),
+                "ZOCRATES_COMPACTOR_ADDR": addr("compactor"),
+            },
         ),
     ]
 

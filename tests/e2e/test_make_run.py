@@ -64,7 +64,7 @@ def test_make_run_serves_the_session_api_and_stops_on_ctrl_c(tmp_path: pathlib.P
                 break
         assert f"http://127.0.0.1:{base}" in line
         prefixes = {entry.split("|", 1)[0].strip() for entry in output if "|" in entry}
-        assert {"sessions", "gateway", "zocrates"} <= prefixes  # prefixed logs per service
+        assert {"sessions", "agent", "reranker", "compactor", "gateway", "zocrates"} <= prefixes
 
         token_file = tmp_path / "Zotero" / "zocrates-data" / "gateway.token"
         token = token_file.read_text().strip()

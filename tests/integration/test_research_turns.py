@@ -23,7 +23,13 @@ import pytest_asyncio
 from services.agent.client import AgentClient
 from tests.support import zotero_fixture as zf
 from tests.support.sse import events, post_stream
-from tests.support.stack import running_agent, running_gateway, running_reranker, running_sessions
+from tests.support.stack import (
+    running_agent,
+    running_compactor,
+    running_gateway,
+    running_reranker,
+    running_sessions,
+)
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.timeout(600)]
 
@@ -67,8 +73,20 @@ class Stack:
         self.agent_addr = agent.runtime.address
         self.agent_server = agent
         self.sessions_addr = sessions.runtime.address
+        compactor = await stack.enter_async_context(
+            running_compactor(
+                self.zotero,
+                sessions_addr=sessions.runtime.address,
+                reranker_addr=self.reranker_addr,
+            )
+        )
         gateway = await stack.enter_async_context(
-            running_gateway(self.zotero, sessions.runtime.address, agent_addr=agent.runtime.address)
+            running_gateway(
+                self.zotero,
+                sessions.runtime.address,
+                agent_addr=agent.runtime.address,
+                compactor_addr=compactor.runtime.address,
+            )
         )
         await gateway.app.state.gateway.startup_done.wait()
         token = (self.zotero / "zocrates-data" / "gateway.token").read_text().strip()

@@ -98,3 +98,27 @@ async def running_agent(
         yield server
     finally:
         await server.stop()
+
+
+@contextlib.asynccontextmanager
+async def running_compactor(
+    zotero_dir: pathlib.Path, *, sessions_addr: str, reranker_addr: str, **overrides: Any
+) -> AsyncIterator[Any]:
+    """The compactor service on free ports."""
+    from services.compactor.config import CompactorSettings
+    from services.compactor.server import CompactorServer
+
+    settings = CompactorSettings(
+        zotero_dir=zotero_dir,
+        compactor_grpc_port=0,
+        compactor_admin_port=0,
+        sessions_addr=sessions_addr,
+        reranker_addr=reranker_addr,
+        **overrides,
+    )
+    server = CompactorServer(settings)
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.stop()

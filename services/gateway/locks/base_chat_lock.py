@@ -62,6 +62,15 @@ class BaseChatLock(abc.ABC):
     async def close(self) -> None:  # noqa: B027 - optional hook
         """Release resources (connections)."""
 
+    @abc.abstractmethod
+    async def set_phase(self, session_id: str, phase: str | None, *, ttl_seconds: float) -> None:
+        """Note what the lock's holder is doing (e.g. "compacting"), or clear it. Expires on
+        its own so a crashed holder's note never outlives it for long."""
+
+    @abc.abstractmethod
+    async def phase(self, session_id: str) -> str | None:
+        """The holder's note, if any."""
+
     async def is_locked(self, session_id: str) -> bool:
         return session_id in await self.locked_session_ids()
 

@@ -19,6 +19,7 @@ class InMemoryChatLock(BaseChatLock):
     def __init__(self, *, ttl_seconds: float = 30.0) -> None:
         super().__init__(ttl_seconds=ttl_seconds)
         self._locks: dict[str, tuple[str, float]] = {}
+        self._phases: dict[str, tuple[str, float]] = {}
 
     def _owner(self, session_id: str) -> str | None:
         """The live token for ``session_id``, dropping the entry if it expired."""
@@ -53,3 +54,16 @@ class InMemoryChatLock(BaseChatLock):
 
     async def ping(self) -> bool:
         return True
+
+    async def set_phase(self, session_id: str, phase: str | None, *, ttl_seconds: float) -> None:
+        if phase is None:
+            self._phases.pop(session_id, None)
+        else:
+            self._phases[session_id] = (phase, time.monotonic() + ttl_seconds)
+
+    async def phase(self, session_id: str) -> str | None:
+        entry = self._phases.get(session_id)
+        if entry is None or time.monotonic() >= entry[1]:
+            self._phases.pop(session_id, None)
+            return None
+        return entry[0]

@@ -78,6 +78,7 @@ class RedisChatLock(BaseChatLock):
         super().__init__(ttl_seconds=ttl_seconds)
         self.url = redact_redis_url(url)
         self._prefix = f"{key_prefix}:chat-lock:"
+        self._phase_prefix = f"{key_prefix}:chat-phase:"
         self._ttl_ms = max(1, round(ttl_seconds * 1000))
         self._client = aioredis.Redis.from_url(
             url,
@@ -136,6 +137,29 @@ class RedisChatLock(BaseChatLock):
             return {key[start:] async for key in self._client.scan_iter(match=pattern, count=500)}
         except _UNREACHABLE as exc:
             raise self._unavailable(exc) from exc
+
+    def _phase_key(self, session_id: str) -> str:
+        return self._phase_prefix + session_id
+
+    async def set_phase(self, session_id: str, phase: str | None, *, ttl_seconds: float) -> None:
+        try:
+            if phase is None:
+                await self._client.delete(self._phase_key(session_id))
+            else:
+                await self._client.set(
+                    self._phase_key(session_id), phase, px=max(1, int(ttl_seconds * 1000))
+                )
+        except _UNREACHABLE as exc:
+            raise self._unavailable(exc) from exc
+
+    async def phase(self, session_id: str) -> str | None:
+        try:
+            value = await self._client.get(self._phase_key(session_id))
+        except _UNREACHABLE as exc:
+            raise self._unavailable(exc) from exc
+        if value is None:
+            return None
+        return value.decode() if isinstance(value, bytes) else str(value)
 
     async def ping(self) -> bool:
         try:

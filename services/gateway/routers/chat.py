@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from services.agent.client import ChatScope
 from services.common.errors import Unavailable, ZocratesError
 from services.gateway.deps import SESSION_ID_PATTERN, SessionId, State
-from services.gateway.locks.base_chat_lock import HeldLock
+from services.gateway.locks.base_chat_lock import HeldLock, SessionBusy
 from services.gateway.sse import error_frame, frame, sse_response
 from services.gateway.state import GatewayState
 
@@ -32,6 +32,7 @@ logger = logging.getLogger(__name__)
 router = APIRouter(tags=["chat"])
 
 ITEM_KEY_PATTERN = r"^[A-Z0-9]{8}$"
+COMPACTING = "compacting"
 STARTUP_WAIT_SECONDS = 60.0
 
 
@@ -91,6 +92,19 @@ async def _wait_for_startup(state: GatewayState) -> None:
         ) from None
 
 
+async def _acquire(state: GatewayState, session_id: str) -> HeldLock:
+    """The session's lock; while the previous turn's compaction runs, wait for it (bounded)
+    so the next turn starts from the compacted history instead of failing."""
+    try:
+        return await state.chat_lock.acquire(session_id)
+    except SessionBusy:
+        if await state.chat_lock.phase(session_id) != COMPACTING:
+            raise
+    return await state.chat_lock.acquire(
+        session_id, wait_seconds=state.settings.compaction_wait_seconds
+    )
+
+
 async def _stream_turn(
     state: GatewayState,
     session_id: str,
@@ -103,7 +117,7 @@ async def _stream_turn(
     its checks pass, so everything before it is a refusal that keeps its HTTP status; the
     ``started`` event itself is not relayed.
     """
-    held: HeldLock = await state.chat_lock.acquire(session_id)
+    held = await _acquire(state, session_id)
     scope = contextlib.AsyncExitStack()
     await scope.enter_async_context(state.chat_lock.keep(held))
     events = start()
@@ -116,12 +130,16 @@ async def _stream_turn(
     if first is not None and first[0] != "started":
         logger.warning("agent stream began with %r instead of 'started'", first[0])
 
+    turn = {"completed": False}
+
     async def frames() -> AsyncIterator[bytes]:
         async with scope:
             try:
                 if first is not None and first[0] != "started":
                     yield frame(first[0], first[1])
                 async for kind, data in events:
+                    if kind == "done" and data.get("status") == "completed":
+                        turn["completed"] = True
                     if held.lost.is_set():
                         yield error_frame(
                             Unavailable(
@@ -136,7 +154,39 @@ async def _stream_turn(
                 logger.warning("turn on session %s failed: %s", session_id, exc)
                 yield error_frame(exc)
 
-    return sse_response(frames(), on_close=scope.aclose)
+    async def finish() -> None:
+        # After the answer, still holding the lock: compact (never before the first token).
+        # The response is already complete; the next /chat on this session waits for this.
+        try:
+            if turn["completed"] and state.compactor is not None:
+                await asyncio.shield(_compact(state, session_id))
+        finally:
+            await scope.aclose()
+
+    return sse_response(frames(), on_close=finish)
+
+
+async def _compact(state: GatewayState, session_id: str) -> None:
+    settings = state.settings
+    ttl = settings.compaction_timeout_seconds + 5
+    try:
+        await state.chat_lock.set_phase(session_id, COMPACTING, ttl_seconds=ttl)
+        assert state.compactor is not None
+        result = await state.compactor.evaluate(
+            app_name=settings.app_name, user_id=settings.user_id, session_id=session_id
+        )
+        logger.info(
+            "post-turn compaction of %s: %s (%s) in %.1f ms",
+            session_id,
+            result["outcome"],
+            result["reason"],
+            result["took_ms"],
+        )
+    except ZocratesError as exc:  # fail open: the turn is done and the session intact
+        logger.warning("post-turn compaction of %s failed open: %s", session_id, exc)
+    finally:
+        with contextlib.suppress(ZocratesError):
+            await state.chat_lock.set_phase(session_id, None, ttl_seconds=0)
 
 
 async def _close(events: AsyncIterator[Any]) -> None:

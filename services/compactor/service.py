@@ -1,0 +1,270 @@
+"""The compactor's work for one session: load it, run the post-turn lifecycle, append.
+
+``Compactor.evaluate`` reads ``zocrates_config.json`` (so preferences apply at the next turn),
+loads the session through the sessions service, runs :func:`evaluate_and_compact` and appends
+the compaction event when there is one. It fails open: a probe, summarizer or append that
+fails leaves the session untouched and reports why. A closed gate returns before any model,
+embedding or span is touched.
+
+Telemetry: ``compaction_decision_probe`` (openinference kind EVALUATOR) around the probe and
+``compact_session_history`` (kind LLM) around the summary, with the attributes of the
+compaction document's section 9.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import math
+import os
+import pathlib
+import time
+from typing import Any
+
+import numpy as np
+from google.adk.errors._stale_session_error import StaleSessionError
+from google.adk.sessions.base_session_service import BaseSessionService
+from opentelemetry import trace
+
+from services.agent.models import resolve_model
+from services.common.app_config import ConfigStore, ZocratesConfig
+from services.common.errors import NotFound, ZocratesError
+from services.compactor.decision import Decision, DecisionModel, DecisionsApiClient
+from services.compactor.engine import CompactionOutcome, evaluate_and_compact
+from services.compactor.local_decision import LocalDecisionModel
+from services.compactor.summarizer import (
+    CompactionPlan,
+    ExtractiveSummarizer,
+    ModelSummarizer,
+    Summarizer,
+    summarizer_prompt,
+)
+from services.compactor.turns import (
+    DecisionState,
+    coordinator_prompt_tokens,
+    extract_turns,
+    live_events,
+    prior_compaction,
+    turns_since,
+)
+
+logger = logging.getLogger(__name__)
+tracer = trace.get_tracer("zocrates.compactor")
+
+LOCAL_DECISION_MODEL = "local"
+OFFLINE_SUMMARIZER = "offline"
+
+
+def _tokens(text: str) -> int:
+    return max(1, len(text) // 4)
+
+
+class _TracedDecision:
+    """Wraps a decision model in the ``compaction_decision_probe`` span."""
+
+    def __init__(self, inner: DecisionModel, name: str) -> None:
+        self.inner = inner
+        self.name = name
+        self.model = name
+        self.completed_turns = 0
+        self.prompt_tokens = 0
+
+    async def decide(self, state: DecisionState, *, threshold: float) -> Decision:
+        with tracer.start_as_current_span("compaction_decision_probe") as span:
+            span.set_attribute("openinference.span.kind", "EVALUATOR")
+            span.set_attribute(
+                "input.value",
+                json.dumps(
+                    {
+                        "earlier_discussion": state.earlier_discussion,
+                        "latest_turn": state.latest_turn,
+                    }
+                ),
+            )
+            decision = await self.inner.decide(state, threshold=threshold)
+            span.set_attribute(
+                "output.value",
+                json.dumps({"probability": decision.probability, "verdict": decision.verdict}),
+            )
+            span.set_attribute("compaction.decision.model", decision.model or self.name)
+            span.set_attribute("compaction.decision.latency_ms", round(decision.latency_ms, 2))
+            span.set_attribute("compaction.decision.threshold", threshold)
+            span.set_attribute("compaction.decision.verdict", decision.verdict)
+            span.set_attribute("compaction.decision.reason", decision.reason)
+            span.set_attribute(
+                "metadata",
+                json.dumps(
+                    {
+                        "completed_turns": self.completed_turns,
+                        "prompt_tokens": self.prompt_tokens,
+                    }
+                ),
+            )
+            return decision
+
+
+class _TracedSummarizer:
+    """Wraps a summarizer in the ``compact_session_history`` span."""
+
+    def __init__(self, inner: Summarizer, model: str) -> None:
+        self.inner = inner
+        self.model = model
+
+    async def summarize(self, plan: CompactionPlan) -> str:
+        with tracer.start_as_current_span("compact_session_history") as span:
+            prompt = summarizer_prompt(plan)
+            span.set_attribute("openinference.span.kind", "LLM")
+            span.set_attribute("llm.model_name", self.model)
+            span.set_attribute("input.value", prompt)
+            span.set_attribute("llm.token_count.prompt", _tokens(prompt))
+            span.set_attribute(
+                "compaction.summarize.range", [plan.start_timestamp, plan.end_timestamp]
+            )
+            span.set_attribute("compaction.summarize.first_turn", plan.first_new_turn)
+            span.set_attribute("compaction.summarize.last_turn", plan.last_turn)
+            span.set_attribute("compaction.summarize.new_turns", len(plan.new_turns))
+            span.set_attribute("compaction.summarize.retained_turns", len(plan.retained_turns))
+            span.set_attribute("compaction.summarize.subsumes", plan.subsumed_compactions)
+            text = await self.inner.summarize(plan)
+            span.set_attribute("output.value", text)
+            span.set_attribute("llm.token_count.completion", _tokens(text))
+            return text
+
+
+class Compactor:
+    def __init__(
+        self,
+        *,
+        session_service: BaseSessionService,
+        embed: Any,
+        data_dir: pathlib.Path,
+        decisions_url: str = "https://openrouter.ai",
+    ) -> None:
+        self.sessions = session_service
+        self.embed = embed
+        self.config_store = ConfigStore(data_dir)
+        self.decisions_url = decisions_url
+        self._remote: dict[str, DecisionsApiClient] = {}
+
+    async def aclose(self) -> None:
+        for client in self._remote.values():
+            await client.aclose()
+
+    def _decision_model(self, config: ZocratesConfig) -> tuple[DecisionModel, str]:
+        name = config.adaptive_compaction_decision_model
+        if name == LOCAL_DECISION_MODEL:
+
+            async def embed(texts: list[str]) -> np.ndarray:
+                return await self.embed(texts)  # type: ignore[no-any-return]
+
+            return LocalDecisionModel(embed), name
+        client = self._remote.get(name)
+        if client is None:
+            client = DecisionsApiClient(
+                self.decisions_url, api_key=os.environ.get("OPENROUTER_API_KEY", ""), model=name
+            )
+            self._remote[name] = client
+        return client, name
+
+    def _summarizer(self, config: ZocratesConfig) -> tuple[Summarizer, str]:
+        spec = config.compaction_summarizer_model
+        if spec == OFFLINE_SUMMARIZER:
+            return ExtractiveSummarizer(), "offline-extractive"
+        llm = resolve_model(
+            spec,
+            api_base=config.model_api_base,
+            api_key=os.environ.get("ZOCRATES_MODEL_API_KEY", ""),
+        )
+        return ModelSummarizer(llm), spec
+
+    async def evaluate(self, *, app_name: str, user_id: str, session_id: str) -> dict[str, Any]:
+        started = time.perf_counter()
+        config = await asyncio.to_thread(self.config_store.load)
+        session = await self.sessions.get_session(
+            app_name=app_name, user_id=user_id, session_id=session_id
+        )
+        if session is None:
+            raise NotFound(f"No session {session_id!r}.", code="session_not_found")
+        decision_model, decision_name = self._decision_model(config)
+        traced_decision = _TracedDecision(decision_model, decision_name)
+        live = live_events(session.events)
+        turns = extract_turns(live, rewinds_applied=True)
+        traced_decision.completed_turns = len(
+            turns_since(turns, prior_compaction(live, rewinds_applied=True))
+        )
+        traced_decision.prompt_tokens = coordinator_prompt_tokens(live) or 0
+        summarizer, summarizer_name = self._summarizer(config)
+        try:
+            outcome = await evaluate_and_compact(
+                session.events,
+                config=config,
+                decision_model=traced_decision,
+                summarizer=_TracedSummarizer(summarizer, summarizer_name),
+            )
+        except ZocratesError as exc:  # the summarizer's model failed: fail open
+            logger.warning("compaction of %s failed open: %s", session_id, exc)
+            return self._result("failed_open", exc.code, None, started)
+        result_kind = _kind(outcome)
+        reason = outcome.reason
+        event_id = ""
+        if outcome.event is not None:
+            try:
+                appended = await self.sessions.append_event(session, outcome.event)
+                event_id = appended.id
+            except StaleSessionError:
+                # A request changed the session meanwhile: nothing is lost, the next turn's
+                # evaluation sees the new history.
+                result_kind, reason = "failed_open", "stale_session"
+        result = self._result(result_kind, reason, outcome, started)
+        result["compaction_event_id"] = event_id
+        level = logging.INFO if result_kind in ("compacted", "continue") else logging.DEBUG
+        logger.log(level, "compaction of %s: %s (%s)", session_id, result_kind, reason)
+        return result
+
+    @staticmethod
+    def _result(
+        kind: str, reason: str, outcome: CompactionOutcome | None, started: float
+    ) -> dict[str, Any]:
+        result: dict[str, Any] = {
+            "outcome": kind,
+            "reason": reason,
+            "took_ms": round((time.perf_counter() - started) * 1000, 3),
+            "probability": math.nan,
+            "probed": False,
+        }
+        if outcome is None:
+            return result
+        gate = outcome.gate
+        result.update(
+            completed_turns=gate.turns,
+            effective_min_turns=gate.effective_min_turns,
+            prompt_tokens=gate.prompt_tokens or 0,
+            forced=gate.outcome == "force",
+            retained_turns=gate.retention_turns,
+        )
+        if outcome.decision is not None:
+            d = outcome.decision
+            result.update(
+                probed=True,
+                probability=math.nan if d.probability is None else d.probability,
+                verdict=d.verdict,
+                threshold=d.threshold,
+                decision_model=d.model,
+                probe_latency_ms=round(d.latency_ms, 2),
+            )
+        if outcome.plan is not None:
+            result.update(
+                start_timestamp=outcome.plan.start_timestamp,
+                end_timestamp=outcome.plan.end_timestamp,
+                summarized_turns=outcome.plan.last_turn,
+            )
+        return result
+
+
+def _kind(outcome: CompactionOutcome) -> str:
+    if outcome.event is not None:
+        return "compacted"
+    if outcome.reason == "probe_continue":
+        return "continue"
+    return "skipped"
