@@ -1,0 +1,446 @@
+"""A whole research turn through LiteLLM, every role on a model served over HTTP.
+
+The real stack runs in-process (sessions, reranker, agent, gateway) on a small Zotero-shaped
+library; the user points all three roles at ``openai/<name>`` models on a local server speaking
+OpenAI's Chat Completions wire format (``PUT /config``, the key in ``ZOCRATES_MODEL_API_KEY``).
+That server (the permitted stand-in for a hosted model) answers the way a scripted model would,
+deciding from each request: it tells the role by its system message, and
+
+- coordinator: calls ``search_library`` with the user's question;
+- search subagent: calls ``search_corpus`` once, then ``conclude_search`` (no gaps) or, for the
+  checkpoint variant, ``request_search_extension``;
+- synthesizer: streams an answer citing ``[1, p. N]`` with the page of evidence block 1 of its
+  prompt.
+
+The tests read the turn through ``POST /chat`` (and ``POST /chat/resume``) as the plugin does,
+and check the requests the server received: the bearer key, each role on its own model, the
+search result sent back to the subagent as a ``tool`` message, the evidence blocks in the
+synthesizer's prompt. Nothing leaves 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"  # before anything imports litellm
+
+import httpx
+import pytest
+import pytest_asyncio
+
+from services.agent.client import AgentClient
+from services.agent.library.tools import SEARCH_CORPUS
+from services.agent.research.agents import (
+    COORDINATOR,
+    COORDINATOR_INSTRUCTION,
+    SEARCH_LIBRARY,
+    SEARCH_SUBAGENT,
+    SUBAGENT_INSTRUCTION,
+    SYNTHESIZER,
+    SYNTHESIZER_INSTRUCTION,
+)
+from services.agent.research.retrieval_tools import CONCLUDE_SEARCH, REQUEST_SEARCH_EXTENSION
+from services.agent.research.runtime import API_KEY_ENV
+from tests.support import zotero_fixture as zf
+from tests.support.openai_server import (
+    NetworkLog,
+    OpenAIServer,
+    ToolCall,
+    message_text,
+    record_network,
+    serve_openai,
+)
+from tests.support.sse import post_stream
+from tests.support.stack import running_agent, running_gateway, running_reranker, running_sessions
+
+pytestmark = [
+    pytest.mark.asyncio(loop_scope="module"),
+    pytest.mark.timeout(120),
+    # LiteLLM's own TypedDicts, when pydantic first builds their schema.
+    pytest.mark.filterwarnings("ignore:Item .* is using the `ReadOnly` qualifier:UserWarning"),
+    # LiteLLM reading pydantic's model_fields from an instance (deprecated in pydantic 2.11).
+    pytest.mark.filterwarnings("ignore:Accessing the 'model_:DeprecationWarning"),
+]
+
+FILES = ("lme4__lmer.pdf", "brms__brms_overview.pdf")
+KEYS = {zf.paper_item_key(f) for f in FILES}
+API_KEY = "sk-zocrates-test-9c1e"
+MODELS = {
+    COORDINATOR: "coordinator-llm",
+    SEARCH_SUBAGENT: "subagent-llm",
+    SYNTHESIZER: "synthesizer-llm",
+}
+QUESTION = "How does lmer choose its optimizer when fitting a linear mixed model?"
+MISSING = "how brms compares its sampler with lmer's optimizer"
+# Evidence block n of the synthesizer's prompt (evidence.synthesis_prompt).
+BLOCK_RE = re.compile(r'^### \[(\d+)\] .*?"[^"\n]*" item ([A-Z0-9]{8}), p\. (\d+)', re.MULTILINE)
+
+Events = list[tuple[str, dict[str, Any]]]
+
+
+# --- the model behind the server -------------------------------------------------------------
+
+
+def role_of(body: dict[str, Any]) -> str:
+    """Which agent sent the request, from its system message (each role's instruction)."""
+    messages = body.get("messages") or []
+    system = message_text(messages[0]) if messages and messages[0]["role"] == "system" else ""
+    for role, instruction in (
+        (COORDINATOR, COORDINATOR_INSTRUCTION),
+        (SEARCH_SUBAGENT, SUBAGENT_INSTRUCTION),
+        (SYNTHESIZER, SYNTHESIZER_INSTRUCTION),
+    ):
+        if instruction.splitlines()[0] in system:
+            return role
+    raise AssertionError(f"a request from no known role; system message: {system[:300]!r}")
+
+
+def tool_names(body: dict[str, Any]) -> set[str]:
+    return {t["function"]["name"] for t in body.get("tools") or []}
+
+
+def tool_messages(body: dict[str, Any], name: str) -> list[dict[str, Any]]:
+    """The ``tool`` messages answering the assistant's calls of ``name``."""
+    ids = {
+        call["id"]
+        for m in body["messages"]
+        if m["role"] == "assistant"
+        for call in m.get("tool_calls") or []
+        if call["function"]["name"] == name
+    }
+    return [m for m in body["messages"] if m["role"] == "tool" and m["tool_call_id"] in ids]
+
+
+def last_user_text(body: dict[str, Any]) -> str:
+    users = [message_text(m) for m in body["messages"] if m["role"] == "user"]
+    return users[-1] if users else ""
+
+
+@dataclass
+class Model:
+    """Answers like a model following its instructions; ``extend`` makes the subagent ask for a
+    deep-research extension instead of concluding."""
+
+    extend: bool = False
+
+    def __call__(self, body: dict[str, Any]) -> str | ToolCall:
+        role = role_of(body)
+        if role == COORDINATOR:
+            if tool_messages(body, SEARCH_LIBRARY):
+                return "The answer above is from your library."
+            return ToolCall(SEARCH_LIBRARY, {"request": last_user_text(body)})
+        if role == SEARCH_SUBAGENT:
+            return self._subagent(body)
+        return self._synthesizer(body)
+
+    def _subagent(self, body: dict[str, Any]) -> ToolCall:
+        found = tool_messages(body, SEARCH_CORPUS)
+        if not found:
+            prompt = last_user_text(body)
+            match = re.search(r"Research request: (.+)", prompt)
+            assert match, prompt
+            return ToolCall(SEARCH_CORPUS, {"query": match.group(1).strip(), "k": 6})
+        results = json.loads(found[-1]["content"])["results"]
+        pages = sorted({f"{r['item_key']} p. {r['page']}" for r in results})
+        summary = "Passages on lmer's optimizer: " + ", ".join(pages) + "."
+        if self.extend:
+            return ToolCall(
+                REQUEST_SEARCH_EXTENSION,
+                {
+                    "justification": "The comparison with brms needs more reading.",
+                    "covered_summary": summary,
+                    "missing_aspects": [MISSING],
+                },
+            )
+        return ToolCall(CONCLUDE_SEARCH, {"summary": summary, "gaps": []})
+
+    def _synthesizer(self, body: dict[str, Any]) -> str:
+        blocks = BLOCK_RE.findall(last_user_text(body))
+        assert blocks, "the synthesizer's prompt holds no evidence block"
+        (n, key, page), *rest = blocks
+        answer = (
+            f"lmer fits the model by optimizing the profiled deviance [{n}, p. {page}], "
+            "choosing the optimizer through its control settings."
+        )
+        if rest:
+            n2, _, page2 = rest[0]
+            answer += f" Further detail is in [{n2}, p. {page2}]."
+        return answer + f"\n\n# Cited Sources\n[{n}] item {key}, p. {page}"
+
+
+# --- the stack -------------------------------------------------------------------------------
+
+
+@dataclass
+class Stack:
+    http: httpx.AsyncClient
+    server: OpenAIServer
+    model: Model
+    gateway_port: int
+
+    async def new_session(self) -> str:
+        response = await self.http.post("/sessions", json={"title": "LiteLLM research"})
+        assert response.status_code == 201, response.text
+        return str(response.json()["session"]["id"])
+
+    async def chat(self, session_id: str, prompt: str) -> tuple[int, Events, Any]:
+        return await post_stream(self.http, "/chat", {"session_id": session_id, "prompt": prompt})
+
+    async def resume(
+        self, session_id: str, pending: dict[str, Any], action: str
+    ) -> tuple[int, Events, Any]:
+        body = {
+            "session_id": session_id,
+            "invocation_id": pending["invocation_id"],
+            "interrupt_id": pending["interrupt_id"],
+            "response": {"action": action},
+        }
+        return await post_stream(self.http, "/chat/resume", body)
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def stack(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Stack]:
+    root = tmp_path_factory.mktemp("research_litellm")
+    zotero = root / "zotero"
+    zf.build_zotero_library(zotero, files=FILES)
+    model = Model()
+    async with contextlib.AsyncExitStack() as exit_stack:
+        monkeypatch = exit_stack.enter_context(pytest.MonkeyPatch.context())
+        # The agent reads the key when it (re)builds its models: at the first turn below.
+        monkeypatch.setenv(API_KEY_ENV, API_KEY)
+        server = exit_stack.enter_context(serve_openai(model))
+        reranker = await exit_stack.enter_async_context(running_reranker())
+        sessions = await exit_stack.enter_async_context(running_sessions(zotero))
+        agent = await exit_stack.enter_async_context(
+            running_agent(
+                zotero,
+                sessions_addr=sessions.runtime.address,
+                reranker_addr=reranker.runtime.address,
+            )
+        )
+        gateway = await exit_stack.enter_async_context(
+            running_gateway(zotero, sessions.runtime.address, agent_addr=agent.runtime.address)
+        )
+        await gateway.app.state.gateway.startup_done.wait()
+        client = AgentClient(agent.runtime.address)
+        async for progress in client.sync():
+            last = progress
+        await client.close()
+        assert last["phase"] == "done" and last["failed"] == 0, last
+        token = (zotero / "zocrates-data" / "gateway.token").read_text().strip()
+        http = await exit_stack.enter_async_context(
+            httpx.AsyncClient(
+                base_url=gateway.url, headers={"Authorization": f"Bearer {token}"}, timeout=60
+            )
+        )
+        # What the user does in the preferences pane: every role on the local server.
+        changes = {
+            "coordinator_model": f"openai/{MODELS[COORDINATOR]}",
+            "subagent_model": f"openai/{MODELS[SEARCH_SUBAGENT]}",
+            "synthesizer_model": f"openai/{MODELS[SYNTHESIZER]}",
+            "model_api_base": server.api_base,
+        }
+        response = await http.put("/config", json=changes)
+        assert response.status_code == 200, response.text
+        assert {k: response.json()["config"][k] for k in changes} == changes
+        written = json.loads((zotero / "zocrates-data" / "zocrates_config.json").read_text())
+        assert {k: written[k] for k in changes} == changes
+        yield Stack(http=http, server=server, model=model, gateway_port=gateway.port)
+
+
+# --- helpers ---------------------------------------------------------------------------------
+
+
+def _kinds(evs: Events) -> list[str]:
+    return [k for k, _ in evs]
+
+
+def _done(evs: Events) -> dict[str, Any]:
+    assert evs and evs[-1][0] == "done", _kinds(evs)
+    return evs[-1][1]
+
+
+def _by_role(exchanges: list[Any], role: str) -> list[dict[str, Any]]:
+    return [e.body for e in exchanges if role_of(e.body) == role]
+
+
+def _assert_wire(stack: Stack, exchanges: list[Any]) -> None:
+    """Every request: our key as a bearer token, the role's own model, streamed, no errors."""
+    assert not stack.server.errors, stack.server.errors[0]
+    assert exchanges
+    for exchange in exchanges:
+        body, role = exchange.body, role_of(exchange.body)
+        assert exchange.headers.get("authorization") == f"Bearer {API_KEY}", exchange.headers
+        assert body["model"] == MODELS[role]  # LiteLLM strips the "openai/" prefix
+        assert body.get("stream") is True  # the chat service runs ADK in SSE mode
+        names = tool_names(body)
+        if role == COORDINATOR:
+            assert SEARCH_LIBRARY in names and SEARCH_CORPUS not in names, names
+        elif role == SEARCH_SUBAGENT:
+            assert {SEARCH_CORPUS, CONCLUDE_SEARCH, REQUEST_SEARCH_EXTENSION} <= names, names
+            assert SEARCH_LIBRARY not in names
+        else:
+            assert not names & {SEARCH_CORPUS, SEARCH_LIBRARY}, names
+
+
+def _assert_local(log: NetworkLog, stack: Stack, requests: int) -> None:
+    """Only the model server and the gateway were connected to, on 127.0.0.1; the server closes
+    every connection after its answer, so each model request is one connection seen here."""
+    model = ("127.0.0.1", stack.server.port)
+    assert [a[:2] for a in log.connects].count(model) == requests, log.connects
+    allowed = {model, ("127.0.0.1", stack.gateway_port)}
+    assert {a[:2] for a in log.connects} <= allowed, log.connects
+    assert all(h in ("127.0.0.1", b"127.0.0.1", "localhost", b"localhost") for h in log.lookups), (
+        log.lookups
+    )
+
+
+def _assert_subagent_got_search_results(subagent: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The subagent's second request carries search_corpus's result as a ``tool`` message;
+    returns the passages it holds."""
+    assert len(subagent) == 2, [last_user_text(b)[:80] for b in subagent]
+    first, second = subagent
+    # The pipeline's isolation scope: the subagent sees its prompt, not the chat.
+    assert [m["role"] for m in first["messages"]] == ["system", "user"]
+    assert [m["role"] for m in second["messages"]] == ["system", "user", "assistant", "tool"]
+    assert f"Research request: {QUESTION}" in last_user_text(first)
+    (call,) = [
+        c for m in second["messages"] if m["role"] == "assistant" for c in m.get("tool_calls") or []
+    ]
+    assert call["function"]["name"] == SEARCH_CORPUS
+    assert json.loads(call["function"]["arguments"]) == {"query": QUESTION, "k": 6}
+    (result,) = tool_messages(second, SEARCH_CORPUS)
+    assert result["tool_call_id"] == call["id"]
+    payload = json.loads(result["content"])
+    assert payload["status"] == "success"
+    passages = payload["results"]
+    assert 1 <= len(passages) <= 6
+    assert {p["item_key"] for p in passages} <= KEYS
+    assert zf.paper_item_key("lme4__lmer.pdf") in {p["item_key"] for p in passages}
+    return list(passages)
+
+
+def _assert_synthesized(
+    synthesizer: dict[str, Any], passages: list[dict[str, Any]], done: dict[str, Any]
+) -> None:
+    """The synthesizer's prompt holds the evidence blocks of the passages found, and the
+    answer's citations map to the cited block's item and page."""
+    assert [m["role"] for m in synthesizer["messages"]] == ["system", "user"]
+    prompt = last_user_text(synthesizer)
+    assert f"Question: {QUESTION}" in prompt
+    assert "Evidence from the user's library:" in prompt
+    blocks = BLOCK_RE.findall(prompt)
+    assert len(blocks) == len(passages), blocks
+    assert {(key, int(page)) for _, key, page in blocks} == {
+        (p["item_key"], int(p["page"])) for p in passages
+    }
+    for passage in passages:
+        assert passage["text"].strip() in prompt
+    assert done["status"] == "completed"
+    cited = {int(n): (key, int(page)) for n, key, page in blocks}
+    assert done["citations"], done
+    for citation in done["citations"]:
+        assert citation["item_key"] in KEYS
+        assert (citation["item_key"], citation["page"]) == cited[citation["n"]]
+    assert done["citations"][0]["n"] == 1
+    assert done["answer"].startswith("lmer fits the model")
+
+
+def _assert_streamed(evs: Events, done: dict[str, Any]) -> None:
+    partial = [
+        "".join(p.get("text", "") for p in d["parts"])
+        for k, d in evs
+        if k == "message" and d["partial"] and d["kind"] == "answer"
+    ]
+    assert len(partial) >= 5, partial
+    assert "".join(partial) == done["answer"]
+    final = [d for k, d in evs if k == "message" and not d["partial"] and d["kind"] == "answer"]
+    assert [d["author"] for d in final] == [SYNTHESIZER]
+
+
+# --- the tests -------------------------------------------------------------------------------
+
+
+async def test_a_research_turn_runs_every_role_through_litellm(stack: Stack) -> None:
+    stack.model.extend = False
+    session_id = await stack.new_session()
+    start = len(stack.server.exchanges)
+    with record_network() as network:
+        status, evs, error = await stack.chat(session_id, QUESTION)
+    assert status == 200, error
+    exchanges = stack.server.exchanges[start:]
+    _assert_wire(stack, exchanges)
+    _assert_local(network, stack, len(exchanges))
+    done = _done(evs)
+
+    # One coordinator call (search_library skips the summary), two subagent calls, one
+    # synthesizer call, in that order.
+    assert [role_of(e.body) for e in exchanges] == [
+        COORDINATOR,
+        SEARCH_SUBAGENT,
+        SEARCH_SUBAGENT,
+        SYNTHESIZER,
+    ]
+    (coordinator,) = _by_role(exchanges, COORDINATOR)
+    assert last_user_text(coordinator) == QUESTION
+    passages = _assert_subagent_got_search_results(_by_role(exchanges, SEARCH_SUBAGENT))
+    (synthesizer,) = _by_role(exchanges, SYNTHESIZER)
+    _assert_synthesized(synthesizer, passages, done)
+    assert "Aspects the search found no evidence for" not in last_user_text(synthesizer)
+    _assert_streamed(evs, done)
+    # The model's tool calls reached the client as steps of the turn.
+    calls = [
+        p["function_call"]["name"]
+        for k, d in evs
+        if k == "message" and not d["partial"]
+        for p in d["parts"]
+        if "function_call" in p
+    ]
+    assert calls == [SEARCH_LIBRARY, SEARCH_CORPUS, CONCLUDE_SEARCH], calls
+
+
+async def test_a_checkpoint_then_synthesize_through_litellm(stack: Stack) -> None:
+    stack.model.extend = True
+    session_id = await stack.new_session()
+    start = len(stack.server.exchanges)
+    with record_network() as network:
+        status, evs, error = await stack.chat(session_id, QUESTION)
+    assert status == 200, error
+    paused = stack.server.exchanges[start:]
+    assert _done(evs)["status"] == "paused"
+    (pending,) = [d for k, d in evs if k == "request_input"]
+    assert pending["interrupt_id"] == "interrupt_ext_1"
+    payload = pending["payload"]
+    assert payload["trigger"] == "agent_request"
+    assert payload["gaps"] == [MISSING]
+    assert payload["justification"] == "The comparison with brms needs more reading."
+    assert [role_of(e.body) for e in paused] == [COORDINATOR, SEARCH_SUBAGENT, SEARCH_SUBAGENT]
+    passages = _assert_subagent_got_search_results(_by_role(paused, SEARCH_SUBAGENT))
+    assert payload["evidence_count"] == len(passages)
+
+    resumed_from = len(stack.server.exchanges)
+    with record_network() as resumed_network:
+        status, evs, error = await stack.resume(session_id, pending, "synthesize")
+    assert status == 200, error
+    resumed = stack.server.exchanges[resumed_from:]
+    _assert_wire(stack, paused + resumed)
+    _assert_local(network, stack, len(paused))
+    _assert_local(resumed_network, stack, len(resumed))
+    # Synthesize now: no more retrieval, the synthesizer writes from the first pass's evidence.
+    # ADK replays the coordinator's search_library call without asking the coordinator again.
+    assert [role_of(e.body) for e in resumed] == [SYNTHESIZER]
+    (synthesizer,) = _by_role(resumed, SYNTHESIZER)
+    done = _done(evs)
+    assert done["invocation_id"] == pending["invocation_id"]
+    _assert_synthesized(synthesizer, passages, done)
+    assert f"Aspects the search found no evidence for:\n- {MISSING}" in last_user_text(synthesizer)
+    _assert_streamed(evs, done)
+    response = await stack.http.get(f"/sessions/{session_id}")
+    assert response.status_code == 200
+    assert response.json()["session"]["pending_hitl"] is None
