@@ -1,0 +1,99 @@
+/**
+ * Citation markers in answers, and the `# Cited Sources` section.
+ *
+ * Answers cite evidence as `[n, p. X]` (also `[n]`, `[n, pp. X-Y]`, and several at once as
+ * `[1, p. 3; 2, p. 7]`). A live turn's `done` event maps each n to `{n, item_key, title, page}`;
+ * a chat reloaded from GET /sessions/{id} has no such map, so it is rebuilt from the answer's
+ * `# Cited Sources` section, whose lines read `[n] Authors (year). Title. Item KEY, p. X.`
+ */
+
+const ONE = String.raw`(\d{1,3})(?:\s*,\s*(?:pp?\.?|pages?)\s*(\d{1,5})(?:\s*[-\u2013]\s*(\d{1,5}))?)?`;
+const ONE_RE = new RegExp(`^\\s*${ONE}\\s*$`, "i");
+/** The inside of a citation bracket: one or more `n[, p. X]` separated by `;`. */
+export const MARKER_BODY_RE = new RegExp(
+  String.raw`^\s*\d{1,3}(?:\s*,\s*(?:pp?\.?|pages?)\s*\d{1,5}(?:\s*[-\u2013]\s*\d{1,5})?)?(?:\s*;\s*\d{1,3}(?:\s*,\s*(?:pp?\.?|pages?)\s*\d{1,5}(?:\s*[-\u2013]\s*\d{1,5})?)?)*\s*$`,
+  "i",
+);
+
+/**
+ * The references in a bracket's inside text, or null when it is not a citation marker.
+ * @param {string} inner text between `[` and `]`
+ * @returns {{n: number, page: number | null, pageEnd: number | null, text: string}[] | null}
+ */
+export function parseMarker(inner) {
+  if (!MARKER_BODY_RE.test(inner)) return null;
+  return inner.split(";").map((piece) => {
+    const m = ONE_RE.exec(piece);
+    return {
+      n: Number(m[1]),
+      page: m[2] ? Number(m[2]) : null,
+      pageEnd: m[3] ? Number(m[3]) : null,
+      text: piece.trim(),
+    };
+  });
+}
+
+// Zotero's key alphabet has no 0, 1 or O; the explicit "Item KEY" form accepts any [A-Z0-9].
+const EXPLICIT_KEY = /\bitem(?:\s+key)?\s*[:#]?\s*[`*_]*([A-Z0-9]{8})\b/i;
+const LOOSE_KEY = /(?<![A-Za-z0-9])([2-9A-NP-Z]{8})(?![A-Za-z0-9])/;
+const PAGE = /\b(?:pp?\.|pages?)\s*(\d{1,5})/i;
+const SOURCE_LINE = /^\s*(?:[-*+]\s+|\d+[.)]\s+)?\[(\d{1,3})\]\s*[:.\-\u2013]?\s*(.*)$/;
+const CITED_HEADING = /^\s{0,3}#{1,6}\s*(?:\*\*)?\s*(?:cited\s+sources|sources\s+cited|references|sources)\b/i;
+const ANY_HEADING = /^\s{0,3}#{1,6}\s/;
+
+/**
+ * Citations listed in the answer's `# Cited Sources` section (any heading level; also
+ * "References" / "Sources").
+ * @returns {{n: number, item_key: string, title: string, page: number | null}[]}
+ */
+export function citedSourcesFromText(text) {
+  const out = [];
+  if (!text) return out;
+  let inSection = false;
+  for (const line of String(text).split(/\r\n|\r|\n/)) {
+    if (CITED_HEADING.test(line)) {
+      inSection = true;
+      continue;
+    }
+    if (!inSection) continue;
+    if (ANY_HEADING.test(line)) {
+      inSection = false;
+      continue;
+    }
+    const m = SOURCE_LINE.exec(line);
+    if (!m) continue;
+    const rest = m[2];
+    const key = (EXPLICIT_KEY.exec(rest) || LOOSE_KEY.exec(rest) || [])[1];
+    if (!key) continue;
+    const page = PAGE.exec(rest);
+    out.push({
+      n: Number(m[1]),
+      item_key: key.toUpperCase(),
+      title: rest.replace(/[*_`]/g, "").trim(),
+      page: page ? Number(page[1]) : null,
+    });
+  }
+  return out;
+}
+
+/**
+ * One entry per n: the `done` event's citations first, then those parsed from the text.
+ * @returns {Map<number, {n: number, item_key: string, title: string, page: number | null}>}
+ */
+export function citationIndex(citations = [], text = "") {
+  const index = new Map();
+  for (const c of citations || []) {
+    if (c && Number.isInteger(Number(c.n)) && c.item_key && !index.has(Number(c.n))) {
+      index.set(Number(c.n), {
+        n: Number(c.n),
+        item_key: String(c.item_key),
+        title: c.title ? String(c.title) : "",
+        page: c.page == null ? null : Number(c.page),
+      });
+    }
+  }
+  if (text) {
+    for (const c of citedSourcesFromText(text)) if (!index.has(c.n)) index.set(c.n, c);
+  }
+  return index;
+}

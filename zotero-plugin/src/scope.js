@@ -1,0 +1,207 @@
+/**
+ * What a question is about: the scope chooser (selected papers / current collection / whole
+ * library) and the snippets the user pinned from the PDF reader.
+ *
+ * Plain data in, plain data out: the Zotero side (src/zotero/) turns Zotero items into
+ * `{key, title, parentKey?, parentTitle?}` and reader selections into
+ * `{text, pageIndex, pageLabel?, itemKey, title}` first, so this module runs anywhere.
+ *
+ * `chatBody` builds the POST /chat body (services/gateway/routers/chat.py `ChatBody`, which
+ * forbids unknown keys): session_id, prompt, active_items, collection_key, collection_name,
+ * snippets. `scopeFromContext` restores a scope from a user message's `context` (GET
+ * /sessions/{id}) when the user rewinds to or edits that message.
+ */
+
+export const MODES = Object.freeze({ ITEMS: "items", COLLECTION: "collection", LIBRARY: "library" });
+export const LIMITS = Object.freeze({
+  items: 500,
+  snippets: 10,
+  snippetChars: 8000,
+  title: 500,
+  prompt: 20000,
+});
+export const ITEM_KEY_RE = /^[A-Z0-9]{8}$/;
+
+const validKey = (k) => typeof k === "string" && ITEM_KEY_RE.test(k);
+const title = (t) => String(t ?? "").trim().slice(0, LIMITS.title);
+
+/** Selected Zotero items (as plain objects) to `[{item_key, title}]`: attachments and notes
+ * count as their parent, duplicates and invalid keys go. */
+export function itemsFromSelection(selected = []) {
+  const seen = new Set();
+  const out = [];
+  for (const it of selected || []) {
+    if (!it) continue;
+    const useParent = validKey(it.parentKey);
+    const key = useParent ? it.parentKey : it.key ?? it.item_key;
+    if (!validKey(key) || seen.has(key)) continue;
+    seen.add(key);
+    out.push({ item_key: key, title: title(useParent ? it.parentTitle ?? it.title : it.title) });
+    if (out.length >= LIMITS.items) break;
+  }
+  return out;
+}
+
+function normalizeCollection(c) {
+  if (!c) return null;
+  const key = c.key ?? c.collection_key;
+  if (!validKey(key)) return null;
+  return { key, name: title(c.name ?? c.collection_name) };
+}
+
+/** A scope: `{mode, items, collection, snippets}` (a mode without its data falls back). */
+export function createScope({ mode, items = [], collection = null, snippets = [] } = {}) {
+  const scope = {
+    mode: MODES.LIBRARY,
+    items: (items || []).filter((i) => validKey(i?.item_key)).map((i) => ({ item_key: i.item_key, title: title(i.title) })),
+    collection: normalizeCollection(collection),
+    snippets: (snippets || []).map(normalizeSnippet).filter(Boolean).slice(0, LIMITS.snippets),
+  };
+  scope.mode = resolveMode(scope, mode);
+  return scope;
+}
+
+function resolveMode(scope, wanted) {
+  if (wanted === MODES.ITEMS && scope.items.length) return MODES.ITEMS;
+  if (wanted === MODES.COLLECTION && scope.collection) return MODES.COLLECTION;
+  if (wanted === MODES.LIBRARY) return MODES.LIBRARY;
+  // no (valid) choice: the narrowest scope available
+  if (scope.items.length) return MODES.ITEMS;
+  if (scope.collection) return MODES.COLLECTION;
+  return MODES.LIBRARY;
+}
+
+/**
+ * The scope chooser after Zotero's selection changed: the new selected items and collection,
+ * keeping the user's mode when it is still possible, and the pinned snippets.
+ * @param {{selectedItems?: object[], collection?: {key, name} | null}} selection
+ */
+export function scopeFromSelection(previous, { selectedItems = [], collection = null } = {}) {
+  return createScope({
+    mode: previous?.mode,
+    items: itemsFromSelection(selectedItems),
+    collection,
+    snippets: previous?.snippets || [],
+  });
+}
+
+/** Switch between items / collection / library (ignored when that mode has nothing). */
+export function setMode(scope, mode) {
+  return { ...scope, mode: resolveMode(scope, mode) };
+}
+
+/** Which modes the chooser can offer. */
+export function availableModes(scope) {
+  const modes = [];
+  if (scope.items.length) modes.push(MODES.ITEMS);
+  if (scope.collection) modes.push(MODES.COLLECTION);
+  modes.push(MODES.LIBRARY);
+  return modes;
+}
+
+function normalizeSnippet(s) {
+  if (!s) return null;
+  const text = String(s.text ?? "").trim().slice(0, LIMITS.snippetChars);
+  if (!text) return null;
+  const itemKey = s.item_key ?? s.itemKey ?? "";
+  const page = Number(s.page);
+  return {
+    text,
+    item_key: validKey(itemKey) ? itemKey : "",
+    page: Number.isInteger(page) && page >= 1 && page <= 100000 ? page : null,
+    title: title(s.title),
+  };
+}
+
+/**
+ * A snippet from a reader text selection (Zotero.Reader's `renderTextSelectionPopup` event:
+ * `params.annotation.text`, `params.annotation.position.pageIndex` (0-based)); the page sent
+ * is pageIndex + 1, as the library index numbers pages.
+ */
+export function snippetFromSelection({ text, pageIndex, itemKey, title: t } = {}) {
+  const index = Number(pageIndex);
+  return normalizeSnippet({
+    text: String(text ?? "").replace(/\s+/g, " "),
+    item_key: itemKey,
+    page: Number.isInteger(index) && index >= 0 ? index + 1 : null,
+    title: t,
+  });
+}
+
+const sameSnippet = (a, b) => a.text === b.text && a.item_key === b.item_key && a.page === b.page;
+
+export function canAddSnippet(scope) {
+  return scope.snippets.length < LIMITS.snippets;
+}
+
+/** Pin a snippet (ignored when empty, already pinned, or when 10 are pinned). */
+export function addSnippet(scope, snippet) {
+  const s = normalizeSnippet(snippet);
+  if (!s || !canAddSnippet(scope) || scope.snippets.some((x) => sameSnippet(x, s))) return scope;
+  return { ...scope, snippets: [...scope.snippets, s] };
+}
+
+export function removeSnippet(scope, index) {
+  return { ...scope, snippets: scope.snippets.filter((_, k) => k !== index) };
+}
+
+export function clearSnippets(scope) {
+  return { ...scope, snippets: [] };
+}
+
+/** The scope fields of POST /chat. */
+export function chatFields(scope) {
+  const s = scope || createScope();
+  return {
+    active_items: s.mode === MODES.ITEMS && s.items.length ? s.items.map((i) => ({ ...i })) : null,
+    collection_key: s.mode === MODES.COLLECTION && s.collection ? s.collection.key : null,
+    collection_name: s.mode === MODES.COLLECTION && s.collection ? s.collection.name : "",
+    snippets: s.snippets.map((x) => ({ ...x })),
+  };
+}
+
+/** The whole POST /chat body; throws on an empty or too long prompt. */
+export function chatBody({ sessionId, prompt, scope }) {
+  if (!sessionId) throw new TypeError("chatBody: sessionId is required");
+  const text = String(prompt ?? "").trim();
+  if (!text) throw new RangeError("The question is empty.");
+  if (text.length > LIMITS.prompt) {
+    throw new RangeError(`The question has ${text.length} characters; at most ${LIMITS.prompt} fit.`);
+  }
+  return { session_id: sessionId, prompt: text, ...chatFields(scope) };
+}
+
+/**
+ * The scope a user message was sent with, from its `context` (session API): active items,
+ * active collection and snippets. Used on rewind and on edit.
+ */
+export function scopeFromContext(context) {
+  const c = context || {};
+  const items = Array.isArray(c.active_context_items) ? c.active_context_items : [];
+  const collection = c.active_collection || null;
+  let mode = c.active_mode;
+  if (![MODES.ITEMS, MODES.COLLECTION, MODES.LIBRARY].includes(mode)) mode = undefined;
+  if (!mode) mode = items.length ? MODES.ITEMS : collection ? MODES.COLLECTION : MODES.LIBRARY;
+  return createScope({ mode, items, collection, snippets: Array.isArray(c.snippets) ? c.snippets : [] });
+}
+
+/** The context a just-sent message would show (to keep a local user message editable). */
+export function contextFromScope(scope) {
+  const f = chatFields(scope);
+  return {
+    active_context_items: f.active_items,
+    active_collection: f.collection_key ? { key: f.collection_key, name: f.collection_name } : null,
+    snippets: f.snippets,
+  };
+}
+
+/** A short label for the chooser chip. */
+export function scopeLabel(scope) {
+  const s = scope || createScope();
+  if (s.mode === MODES.ITEMS) {
+    if (s.items.length === 1) return s.items[0].title || s.items[0].item_key;
+    return `${s.items.length} papers`;
+  }
+  if (s.mode === MODES.COLLECTION) return `Collection: ${s.collection.name || s.collection.key}`;
+  return "Whole library";
+}

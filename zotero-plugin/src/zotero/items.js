@@ -1,0 +1,85 @@
+/**
+ * Zotero items <-> the plain data of scope.js and citations. Zotero objects are passed in.
+ *
+ * APIs (checked against Zotero 7.0 and 8.0 sources): ZoteroPane.getSelectedItems(),
+ * ZoteroPane.getSelectedCollection() (Zotero 7/8; later versions replace it with
+ * getSelectedCollections()), ZoteroPane.getSelectedLibraryID(), Zotero.Items
+ * .getByLibraryAndKey(libraryID, key), item.isRegularItem(), item.isAttachment(),
+ * item.getBestAttachment(), item.getDisplayTitle(), item.parentItem,
+ * Zotero.Reader.open(itemID, {pageIndex}), ZoteroPane.selectItem(itemID).
+ */
+
+/** A Zotero item as scope.js wants it: `{key, title, parentKey?, parentTitle?}`. */
+export function describeItem(item) {
+  const parent = item.parentItem || null;
+  return {
+    key: item.key,
+    title: safeTitle(item),
+    parentKey: parent ? parent.key : undefined,
+    parentTitle: parent ? safeTitle(parent) : undefined,
+  };
+}
+
+function safeTitle(item) {
+  try {
+    return item.getDisplayTitle();
+  } catch {
+    return "";
+  }
+}
+
+/** The current collection of the items pane, or null (library root, a saved search, ...). */
+export function selectedCollection(pane) {
+  let collection = null;
+  if (typeof pane.getSelectedCollections === "function") {
+    collection = pane.getSelectedCollections()[0] || null;
+  } else if (typeof pane.getSelectedCollection === "function") {
+    collection = pane.getSelectedCollection() || null;
+  }
+  return collection ? { key: collection.key, name: collection.name } : null;
+}
+
+/** What scope.js's scopeFromSelection takes, read from the Zotero pane. */
+export function selectionFromPane(pane) {
+  return {
+    selectedItems: (pane.getSelectedItems() || []).map(describeItem),
+    collection: selectedCollection(pane),
+  };
+}
+
+/** The item with that key in the selected library, else the user's library. */
+export function findItem(Zotero, pane, key) {
+  const ids = [];
+  try {
+    const selected = pane?.getSelectedLibraryID?.();
+    if (selected != null) ids.push(selected);
+  } catch {
+    // no library selected
+  }
+  ids.push(Zotero.Libraries.userLibraryID);
+  for (const libraryID of [...new Set(ids)]) {
+    const item = Zotero.Items.getByLibraryAndKey(libraryID, key);
+    if (item) return item;
+  }
+  return null;
+}
+
+/**
+ * Open a citation: the item's best attachment in Zotero's reader at the cited page
+ * (pages are 1-based in answers, 0-based in the reader), else select the item.
+ * @returns {Promise<"opened" | "selected" | "missing">}
+ */
+export async function openCitation({ Zotero, pane, itemKey, page }) {
+  const item = findItem(Zotero, pane, itemKey);
+  if (!item) return "missing";
+  let attachment = null;
+  if (item.isAttachment()) attachment = item;
+  else if (item.isRegularItem()) attachment = await item.getBestAttachment();
+  if (attachment) {
+    const location = Number.isInteger(page) && page >= 1 ? { pageIndex: page - 1 } : undefined;
+    await Zotero.Reader.open(attachment.id, location);
+    return "opened";
+  }
+  await pane.selectItem(item.id);
+  return "selected";
+}

@@ -1,0 +1,79 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { scopeFromSelection, chatFields } from "../src/scope.js";
+import { describeItem, openCitation, selectedCollection, selectionFromPane } from "../src/zotero/items.js";
+
+function item({ id, key, title, type = "regular", parent = null, best = null, libraryID = 1 }) {
+  return {
+    id,
+    key,
+    libraryID,
+    parentItem: parent,
+    getDisplayTitle: () => title,
+    isRegularItem: () => type === "regular",
+    isAttachment: () => type === "attachment",
+    getBestAttachment: async () => best,
+  };
+}
+
+const pdf = item({ id: 11, key: "PDF23456", title: "Full Text PDF", type: "attachment" });
+const lme4 = item({ id: 10, key: "ABCD2345", title: "lme4", best: pdf });
+pdf.parentItem = lme4;
+const noFile = item({ id: 20, key: "NOFI2345", title: "No file" });
+
+function fakes({ collections } = {}) {
+  const opened = [];
+  const selected = [];
+  const byKey = { "1/ABCD2345": lme4, "1/PDF23456": pdf, "1/NOFI2345": noFile, "2/GRUP2345": item({ id: 30, key: "GRUP2345", title: "group", best: null }) };
+  const Zotero = {
+    Libraries: { userLibraryID: 1 },
+    Items: { getByLibraryAndKey: (lib, key) => byKey[`${lib}/${key}`] || false },
+    Reader: { open: async (id, location) => opened.push([id, location]) },
+  };
+  const pane = {
+    getSelectedItems: () => [pdf, noFile],
+    getSelectedLibraryID: () => 2,
+    selectItem: async (id) => selected.push(id),
+  };
+  if (collections === "plural") pane.getSelectedCollections = () => [{ key: "COLL2345", name: "Mixed" }];
+  else if (collections === "none") pane.getSelectedCollection = () => null;
+  else
+    pane.getSelectedCollection = () => ({ key: "COLL2345", name: "Mixed" });
+  return { Zotero, pane, opened, selected };
+}
+
+describe("Zotero glue", () => {
+  test("the pane's selection becomes the scope chooser's data", () => {
+    const { pane } = fakes();
+    assert.deepEqual(describeItem(pdf), { key: "PDF23456", title: "Full Text PDF", parentKey: "ABCD2345", parentTitle: "lme4" });
+    const scope = scopeFromSelection(null, selectionFromPane(pane));
+    assert.deepEqual(chatFields(scope).active_items, [
+      { item_key: "ABCD2345", title: "lme4" },
+      { item_key: "NOFI2345", title: "No file" },
+    ]);
+    assert.deepEqual(scope.collection, { key: "COLL2345", name: "Mixed" });
+  });
+
+  test("the collection getter of Zotero 7/8 and of later versions", () => {
+    assert.deepEqual(selectedCollection(fakes({ collections: "plural" }).pane), { key: "COLL2345", name: "Mixed" });
+    assert.equal(selectedCollection(fakes({ collections: "none" }).pane), null);
+  });
+
+  test("a citation opens the best attachment at the page (0-based pageIndex)", async () => {
+    const f = fakes();
+    assert.equal(await openCitation({ ...f, itemKey: "ABCD2345", page: 3 }), "opened");
+    assert.equal(await openCitation({ ...f, itemKey: "PDF23456", page: null }), "opened");
+    assert.deepEqual(f.opened, [
+      [11, { pageIndex: 2 }],
+      [11, undefined],
+    ]);
+  });
+
+  test("an item without a file is selected; an unknown key is reported", async () => {
+    const f = fakes();
+    assert.equal(await openCitation({ ...f, itemKey: "NOFI2345", page: 1 }), "selected");
+    assert.deepEqual(f.selected, [20]);
+    assert.equal(await openCitation({ ...f, itemKey: "GRUP2345", page: 1 }), "selected", "found in the selected group library");
+    assert.equal(await openCitation({ ...f, itemKey: "MISS2345", page: 1 }), "missing");
+  });
+});
