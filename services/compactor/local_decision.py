@@ -14,8 +14,12 @@ It answers the same rubric as the Decisions API probe without a network:
 
 A logistic function turns them into a probability:
 
-    z = 0.5 + 20 * min(0.15, 0.60 - similarity) + 3.0 * pivot - 3.5 * stuck - 1.0 * drill
-        - 0.6 * anaphora - 5.0 * thin
+    z = 0.5 + 20 * min(0.15, 0.60 - similarity) + 3.5 * papers_moved + 3.0 * pivot
+        - 3.5 * stuck - 1.0 * drill - 0.6 * anaphora - 5.0 * thin
+
+``papers_moved`` is the share of the Zotero items the latest answer names that no earlier answer
+named: within one field every passage embeds alike, and a research conversation that turns to
+other papers has turned to another subject (0 when the answers name no items, as in chat).
 
 The weights were set by hand and checked (not fitted by an optimizer) on the labelled research
 dialogues kept in ``tests/unit/compactor/dialogues.py``, embedded with the real bge-small
@@ -57,6 +61,7 @@ STUCK_CUE_WEIGHT = 3.5
 DRILL_CUE_WEIGHT = 1.0
 ANAPHORA_WEIGHT = 0.6
 THIN_WEIGHT = 5.0
+PAPER_SHIFT_WEIGHT = 3.5  # every paper of the latest turn is new to the conversation
 THIN_BELOW_WORDS = 20  # content words under which the earlier discussion is not substantive
 THIN_AT_WORDS = 8  # ... and at or under which it counts as empty
 
@@ -167,14 +172,42 @@ def thinness(words: int) -> float:
     return min(1.0, max(0.0, (THIN_BELOW_WORDS - words) / span))
 
 
+_ITEM_KEY = re.compile(r"\b([A-Z0-9]{8})\b")
+
+
+def paper_shift(earlier: list[tuple[str, str]], latest: list[tuple[str, str]]) -> float:
+    """How far the latest turn moved to other papers: the share of the Zotero item keys its
+    answer names that no earlier answer named (0 when either side names none).
+
+    In a library of one field every passage embeds alike (all statistics, all biology...), so
+    the papers a research turn draws on are the sharper sign of a new topic."""
+    latest_keys = {k for _, answer in latest for k in _ITEM_KEY.findall(answer) if _is_key(k)}
+    earlier_keys = {k for _, answer in earlier for k in _ITEM_KEY.findall(answer) if _is_key(k)}
+    if not latest_keys or not earlier_keys:
+        return 0.0
+    return len(latest_keys - earlier_keys) / len(latest_keys)
+
+
+def _is_key(token: str) -> bool:
+    """Zotero keys mix letters and digits; an all-letter or all-digit token is something else."""
+    return any(c.isdigit() for c in token) and any(c.isalpha() for c in token)
+
+
 def logistic_probability(
-    similarity: float, cues: Cues, thin: float, *, similarity_pivot: float = SIMILARITY_PIVOT
+    similarity: float,
+    cues: Cues,
+    thin: float,
+    *,
+    similarity_pivot: float = SIMILARITY_PIVOT,
+    papers_moved: float = 0.0,
 ) -> float:
-    """P(compaction warranted) from the topic similarity, the cues and the thinness."""
+    """P(compaction warranted) from the topic similarity, the cues, the thinness and the share
+    of the latest turn's papers that are new to the conversation."""
     novelty = min(MAX_NOVELTY, similarity_pivot - similarity)
     z = (
         BIAS
         + NOVELTY_WEIGHT * novelty
+        + PAPER_SHIFT_WEIGHT * papers_moved
         + PIVOT_CUE_WEIGHT * cues.pivot
         - STUCK_CUE_WEIGHT * cues.stuck
         - DRILL_CUE_WEIGHT * cues.drill
@@ -245,7 +278,10 @@ class LocalDecisionModel:
         cues = question_cues(latest[-1][0])
         words = content_words(_plain(earlier))
         thin = thinness(words)
-        p = logistic_probability(similarity, cues, thin, similarity_pivot=self.similarity_pivot)
+        moved = paper_shift(earlier, latest)
+        p = logistic_probability(
+            similarity, cues, thin, similarity_pivot=self.similarity_pivot, papers_moved=moved
+        )
         signals = {
             "similarity": round(similarity, 4),
             "stuck": float(cues.stuck),
@@ -254,6 +290,7 @@ class LocalDecisionModel:
             "pivot": float(cues.pivot),
             "earlier_content_words": float(words),
             "thin": round(thin, 3),
+            "papers_moved": round(moved, 3),
         }
         return make_decision(
             p, threshold=threshold, model=self.model, started=started, reason="ok", signals=signals

@@ -83,6 +83,7 @@ class _TracedDecision:
                 ),
             )
             decision = await self.inner.decide(state, threshold=threshold)
+            logger.debug("decision signals: %s", decision.signals)
             span.set_attribute(
                 "output.value",
                 json.dumps({"probability": decision.probability, "verdict": decision.verdict}),
@@ -216,10 +217,31 @@ class Compactor:
                 # A request changed the session meanwhile: nothing is lost, the next turn's
                 # evaluation sees the new history.
                 result_kind, reason = "failed_open", "stale_session"
+                fresh = await self.sessions.get_session(
+                    app_name=app_name, user_id=user_id, session_id=session_id
+                )
+                known = {e.id for e in session.events}
+                newer = [e for e in (fresh.events if fresh else []) if e.id not in known]
+                logger.warning(
+                    "compaction of %s lost a race (%d events when loaded, %d now; new: %s)",
+                    session_id,
+                    len(session.events) - 1,
+                    len(fresh.events) if fresh else -1,
+                    [(e.author, e.invocation_id) for e in newer][:5],
+                )
         result = self._result(result_kind, reason, outcome, started)
         result["compaction_event_id"] = event_id
         level = logging.INFO if result_kind in ("compacted", "continue") else logging.DEBUG
-        logger.log(level, "compaction of %s: %s (%s)", session_id, result_kind, reason)
+        logger.log(
+            level,
+            "compaction of %s: %s (%s) turns=%s tokens=%s p=%s",
+            session_id,
+            result_kind,
+            reason,
+            result.get("completed_turns"),
+            result.get("prompt_tokens"),
+            result.get("probability"),
+        )
         return result
 
     @staticmethod

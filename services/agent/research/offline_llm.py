@@ -274,13 +274,7 @@ class OfflineLlm(BaseLlm):
                 )
         aspects = missing if extension else aspects_of(question)
         gaps = [a for a in aspects if not covered(a, texts)]
-        found = sorted({f"{h.get('title', '')} ({h['item_key']}) p. {h['page']}" for h in hits})
-        summary = (
-            f"Retrieved {len(texts)} passages. Most relevant: " + "; ".join(found[:6])
-            if found
-            else "No passages in the library matched."
-        )
-        return _call("conclude_search", summary=summary, gaps=gaps)
+        return _call("conclude_search", summary=_findings(hits), gaps=gaps)
 
     # -- synthesizer ------------------------------------------------------------------------
 
@@ -372,6 +366,25 @@ class OfflineLlm(BaseLlm):
             b = cited[n]
             lines.append(f"[{n}] {b['label']}. {b['title']}. Item {b['key']}, p. {b['page']}.")
         return "\n".join(lines)
+
+
+def _findings(hits: list[dict[str, Any]], papers: int = 4) -> str:
+    """What the pass found, in the papers' own words: for the best hit of each of the first
+    few papers, its title, page and opening sentence."""
+    lines: list[str] = []
+    seen: set[str] = set()
+    for hit in hits:
+        key = str(hit.get("item_key"))
+        if key in seen:
+            continue
+        seen.add(key)
+        sentence = _SENTENCE.split(re.sub(r"\s+", " ", str(hit.get("text", "")).strip()))[0]
+        if len(sentence) > 200:
+            sentence = sentence[:200].rsplit(" ", 1)[0] + " ..."
+        lines.append(f"{hit.get('title', key)} ({key}) p. {hit.get('page')}: {sentence}")
+        if len(lines) >= papers:
+            break
+    return "\n".join(lines) or "No passages in the library matched."
 
 
 def _field(text: str, label: str) -> str:

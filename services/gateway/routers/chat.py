@@ -133,26 +133,29 @@ async def _stream_turn(
     turn = {"completed": False}
 
     async def frames() -> AsyncIterator[bytes]:
-        async with scope:
-            try:
-                if first is not None and first[0] != "started":
-                    yield frame(first[0], first[1])
-                async for kind, data in events:
-                    if kind == "done" and data.get("status") == "completed":
-                        turn["completed"] = True
-                    if held.lost.is_set():
-                        yield error_frame(
-                            Unavailable(
-                                "The session's chat lock was lost (the lock store stopped "
-                                "answering); the turn was stopped. Reload the session.",
-                                code="lock_lost",
-                            )
+        # The lock (``scope``) is released by ``finish``, after the response has ended and
+        # compaction has run, however the response ends.
+        try:
+            if first is not None and first[0] != "started":
+                yield frame(first[0], first[1])
+            async for kind, data in events:
+                if kind == "done" and data.get("status") == "completed":
+                    turn["completed"] = True
+                if held.lost.is_set():
+                    yield error_frame(
+                        Unavailable(
+                            "The session's chat lock was lost (the lock store stopped "
+                            "answering); the turn was stopped. Reload the session.",
+                            code="lock_lost",
                         )
-                        return
-                    yield frame(kind, data)
-            except ZocratesError as exc:
-                logger.warning("turn on session %s failed: %s", session_id, exc)
-                yield error_frame(exc)
+                    )
+                    return
+                yield frame(kind, data)
+        except ZocratesError as exc:
+            logger.warning("turn on session %s failed: %s", session_id, exc)
+            yield error_frame(exc)
+        finally:
+            await _close(events)  # the agent's stream ends before compaction starts
 
     async def finish() -> None:
         # After the answer, still holding the lock: compact (never before the first token).

@@ -1,0 +1,203 @@
+"""Post-turn compaction through the real services (issue 5's done-criterion): a ten-turn
+research conversation that changes topic after turn 4 and again after turn 7, on real papers,
+with the offline model, the local decision model and the extractive summarizer.
+
+The coordinator's real prompts are recorded at the model boundary (the offline model's
+generate call) to check what turn N+1 sees: the summary, then turns N-1 and N verbatim."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import pathlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+import pytest_asyncio
+from google.adk.models.llm_request import LlmRequest
+
+from services.agent.research.offline_llm import OfflineLlm
+from services.compactor.summarizer import EXTRACTIVE_HEADER
+from services.sessions.remote_session_service import RemoteSessionService
+from tests.support import zotero_fixture as zf
+from tests.support.sse import post_stream
+from tests.support.stack import (
+    running_agent,
+    running_compactor,
+    running_gateway,
+    running_reranker,
+    running_sessions,
+)
+
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.timeout(900)]
+
+FILES = (
+    "lme4__lmer.pdf",
+    "brms__brms_multilevel.pdf",
+    "sandwich__sandwich.pdf",
+    "sandwich__sandwich-CL.pdf",
+    "glmnet__Coxnet.pdf",
+)
+CONVERSATION = (
+    # Mixed models.
+    "How does lmer choose its optimizer?",
+    "How are random effects specified in an lmer formula?",
+    "How does brms fit multilevel models?",
+    "What priors does brms use for random effects by default?",
+    # Robust standard errors (the first change of topic).
+    "What is a sandwich estimator of the covariance matrix?",
+    "How are clustered standard errors computed in the sandwich package?",
+    "Which HC types does vcovHC offer?",
+    # Regularized Cox regression (the second change).
+    "How does glmnet fit a regularized Cox model?",
+    "How does glmnet handle ties in survival times?",
+    "Can glmnet fit Cox models with time-dependent covariates?",
+)
+
+
+class Recorder:
+    """Keeps the coordinator's prompts (the permitted observation point: the model boundary)."""
+
+    def __init__(self) -> None:
+        self.coordinator: list[LlmRequest] = []
+
+
+def _texts(request: LlmRequest) -> list[tuple[str, str]]:
+    return [
+        (c.role or "", p.text)
+        for c in request.contents
+        for p in c.parts or []
+        if p.text and not p.thought
+    ]
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def env(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> AsyncIterator[tuple[httpx.AsyncClient, Any, RemoteSessionService, Recorder]]:
+    root: pathlib.Path = tmp_path_factory.mktemp("compaction")
+    zotero = zf.build_zotero_library(root / "zotero", files=FILES)
+    recorder = Recorder()
+    original = OfflineLlm.generate_content_async
+
+    async def recording(self: OfflineLlm, llm_request: LlmRequest, stream: bool = False) -> Any:
+        if self.role == "coordinator":
+            recorder.coordinator.append(llm_request.model_copy(deep=True))
+        async for response in original(self, llm_request, stream):
+            yield response
+
+    OfflineLlm.generate_content_async = recording  # type: ignore[method-assign]
+    try:
+        async with contextlib.AsyncExitStack() as stack:
+            reranker = await stack.enter_async_context(running_reranker())
+            sessions = await stack.enter_async_context(running_sessions(zotero))
+            agent = await stack.enter_async_context(
+                running_agent(
+                    zotero,
+                    sessions_addr=sessions.runtime.address,
+                    reranker_addr=reranker.runtime.address,
+                )
+            )
+            assert agent.library is not None
+            async for _ in agent.library.sync():
+                pass
+            compactor = await stack.enter_async_context(
+                running_compactor(
+                    zotero,
+                    sessions_addr=sessions.runtime.address,
+                    reranker_addr=reranker.runtime.address,
+                )
+            )
+            gateway = await stack.enter_async_context(
+                running_gateway(
+                    zotero,
+                    sessions.runtime.address,
+                    agent_addr=agent.runtime.address,
+                    compactor_addr=compactor.runtime.address,
+                )
+            )
+            await gateway.app.state.gateway.startup_done.wait()
+            token = (zotero / "zocrates-data" / "gateway.token").read_text().strip()
+            http = httpx.AsyncClient(
+                base_url=gateway.url, headers={"Authorization": f"Bearer {token}"}, timeout=300
+            )
+            stack.push_async_callback(http.aclose)
+            remote = RemoteSessionService(sessions.runtime.address)
+            stack.push_async_callback(remote.close)
+            # The offline coordinator's prompts are small (a few thousand tokens), so the floor
+            # is lowered the way a user would, through the preferences API.
+            response = await http.put("/config", json={"adaptive_compaction_token_floor": 500})
+            assert response.status_code == 200, response.text
+            yield http, gateway, remote, recorder
+    finally:
+        OfflineLlm.generate_content_async = original  # type: ignore[method-assign]
+
+
+async def _turn(http: httpx.AsyncClient, gateway: Any, session_id: str, prompt: str) -> None:
+    status, events, error = await post_stream(
+        http, "/chat", {"session_id": session_id, "prompt": prompt}
+    )
+    assert status == 200, error
+    assert events[-1][0] == "done" and events[-1][1]["status"] == "completed", events[-1]
+    # Compaction runs after the response, holding the session: wait for it to let go.
+    lock = gateway.app.state.gateway.chat_lock
+    for _ in range(600):
+        if not await lock.is_locked(session_id):
+            return
+        await asyncio.sleep(0.05)
+    pytest.fail("the session stayed locked after the turn")
+
+
+async def _compactions(remote: RemoteSessionService, session_id: str) -> list[Any]:
+    session = await remote.get_session(app_name="zocrates", user_id="local", session_id=session_id)
+    assert session is not None
+    return [e for e in session.events if e.actions and e.actions.compaction]
+
+
+async def test_a_change_of_topic_is_compacted_keeping_the_last_two_turns_verbatim(
+    env: tuple[httpx.AsyncClient, Any, RemoteSessionService, Recorder],
+) -> None:
+    http, gateway, remote, recorder = env
+    response = await http.post("/sessions", json={"title": "Long research chat"})
+    session_id = response.json()["session"]["id"]
+    after: dict[int, int] = {}
+    prompts_at: dict[int, int] = {}
+    for number, prompt in enumerate(CONVERSATION, start=1):
+        prompts_at[number] = len(recorder.coordinator)
+        await _turn(http, gateway, session_id, prompt)
+        after[number] = len(await _compactions(remote, session_id))
+    print("compaction events after each turn:", after)
+
+    # Nothing while the conversation stays on mixed models (turns 1-4).
+    assert [after[n] for n in (1, 2, 3, 4)] == [0, 0, 0, 0]
+    # The change of topic in turn 5 is compacted right after it: turns 1-3 summarized.
+    assert after[5] == 1
+    first = (await _compactions(remote, session_id))[0].actions.compaction
+    summary = first.compacted_content.parts[0].text
+    assert summary.startswith(EXTRACTIVE_HEADER)
+    assert CONVERSATION[0] in summary and CONVERSATION[2] in summary
+    assert CONVERSATION[3] not in summary  # turn 4 (N-1) stays verbatim
+
+    # Turn 6's prompt: the summary, then turns 4 and 5 verbatim, then the new question.
+    texts = _texts(recorder.coordinator[prompts_at[6]])
+    users = [t for role, t in texts if role == "user"]
+    assert users == [CONVERSATION[3], CONVERSATION[4], CONVERSATION[5]], users
+    assert sum(1 for _, t in texts if t.startswith(EXTRACTIVE_HEADER)) == 1
+
+    # The second change (turn 8) is compacted again, and the new summary subsumes the first.
+    assert after[8] == after[7] + 1
+    texts = _texts(recorder.coordinator[prompts_at[9]])
+    summaries = [t for _, t in texts if t.startswith(EXTRACTIVE_HEADER)]
+    assert len(summaries) == 1, "the earlier compaction is subsumed, not shown twice"
+    assert CONVERSATION[0] in summaries[0] and CONVERSATION[5] in summaries[0]
+    users = [t for role, t in texts if role == "user"]
+    assert users == [CONVERSATION[6], CONVERSATION[7], CONVERSATION[8]], users
+
+    # The history the UI shows is untouched: every question and every answer.
+    session = (await http.get(f"/sessions/{session_id}")).json()["session"]
+    asked = [m["text"] for m in session["messages"] if m["role"] == "user"]
+    assert asked == list(CONVERSATION)
+    answers = [m for m in session["messages"] if m["author"] == "synthesizer"]
+    assert len(answers) == len(CONVERSATION)
