@@ -50,7 +50,6 @@ from services.compactor.turns import (
 )
 
 logger = logging.getLogger(__name__)
-tracer = trace.get_tracer("zocrates.compactor")
 
 LOCAL_DECISION_MODEL = "local"
 OFFLINE_SUMMARIZER = "offline"
@@ -63,7 +62,8 @@ def _tokens(text: str) -> int:
 class _TracedDecision:
     """Wraps a decision model in the ``compaction_decision_probe`` span."""
 
-    def __init__(self, inner: DecisionModel, name: str) -> None:
+    def __init__(self, inner: DecisionModel, name: str, tracer: trace.Tracer) -> None:
+        self.tracer = tracer
         self.inner = inner
         self.name = name
         self.model = name
@@ -71,7 +71,7 @@ class _TracedDecision:
         self.prompt_tokens = 0
 
     async def decide(self, state: DecisionState, *, threshold: float) -> Decision:
-        with tracer.start_as_current_span("compaction_decision_probe") as span:
+        with self.tracer.start_as_current_span("compaction_decision_probe") as span:
             span.set_attribute("openinference.span.kind", "EVALUATOR")
             span.set_attribute(
                 "input.value",
@@ -108,12 +108,13 @@ class _TracedDecision:
 class _TracedSummarizer:
     """Wraps a summarizer in the ``compact_session_history`` span."""
 
-    def __init__(self, inner: Summarizer, model: str) -> None:
+    def __init__(self, inner: Summarizer, model: str, tracer: trace.Tracer) -> None:
         self.inner = inner
         self.model = model
+        self.tracer = tracer
 
     async def summarize(self, plan: CompactionPlan) -> str:
-        with tracer.start_as_current_span("compact_session_history") as span:
+        with self.tracer.start_as_current_span("compact_session_history") as span:
             prompt = summarizer_prompt(plan)
             span.set_attribute("openinference.span.kind", "LLM")
             span.set_attribute("llm.model_name", self.model)
@@ -141,7 +142,9 @@ class Compactor:
         embed: Any,
         data_dir: pathlib.Path,
         decisions_url: str = "https://openrouter.ai",
+        tracer: trace.Tracer | None = None,
     ) -> None:
+        self.tracer = tracer or trace.get_tracer("zocrates.compactor")
         self.sessions = session_service
         self.embed = embed
         self.config_store = ConfigStore(data_dir)
@@ -188,7 +191,7 @@ class Compactor:
         if session is None:
             raise NotFound(f"No session {session_id!r}.", code="session_not_found")
         decision_model, decision_name = self._decision_model(config)
-        traced_decision = _TracedDecision(decision_model, decision_name)
+        traced_decision = _TracedDecision(decision_model, decision_name, self.tracer)
         live = live_events(session.events)
         turns = extract_turns(live, rewinds_applied=True)
         traced_decision.completed_turns = len(
@@ -201,7 +204,7 @@ class Compactor:
                 session.events,
                 config=config,
                 decision_model=traced_decision,
-                summarizer=_TracedSummarizer(summarizer, summarizer_name),
+                summarizer=_TracedSummarizer(summarizer, summarizer_name, self.tracer),
             )
         except ZocratesError as exc:  # the summarizer's model failed: fail open
             logger.warning("compaction of %s failed open: %s", session_id, exc)

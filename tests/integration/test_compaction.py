@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import pathlib
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -30,6 +31,7 @@ from tests.support.stack import (
     running_reranker,
     running_sessions,
 )
+from tests.unit.compactor.decisions_server import DecisionsServer, Reply, answer
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.timeout(900)]
 
@@ -62,6 +64,7 @@ class Recorder:
 
     def __init__(self) -> None:
         self.coordinator: list[LlmRequest] = []
+        self.decisions: DecisionsServer | None = None
 
 
 def _texts(request: LlmRequest) -> list[tuple[str, str]]:
@@ -103,11 +106,14 @@ async def env(
             assert agent.library is not None
             async for _ in agent.library.sync():
                 pass
+            decisions = DecisionsServer()
+            stack.callback(decisions.close)
             compactor = await stack.enter_async_context(
                 running_compactor(
                     zotero,
                     sessions_addr=sessions.runtime.address,
                     reranker_addr=reranker.runtime.address,
+                    decisions_url=decisions.url,
                 )
             )
             gateway = await stack.enter_async_context(
@@ -130,6 +136,7 @@ async def env(
             # is lowered the way a user would, through the preferences API.
             response = await http.put("/config", json={"adaptive_compaction_token_floor": 500})
             assert response.status_code == 200, response.text
+            recorder.decisions = decisions
             yield http, gateway, remote, recorder
     finally:
         OfflineLlm.generate_content_async = original  # type: ignore[method-assign]
@@ -201,3 +208,60 @@ async def test_a_change_of_topic_is_compacted_keeping_the_last_two_turns_verbati
     assert asked == list(CONVERSATION)
     answers = [m for m in session["messages"] if m["author"] == "synthesizer"]
     assert len(answers) == len(CONVERSATION)
+
+
+async def test_the_next_question_waits_for_compaction_instead_of_failing(
+    env: tuple[httpx.AsyncClient, Any, RemoteSessionService, Recorder],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    http, gateway, remote, recorder = env
+    assert recorder.decisions is not None
+    monkeypatch.setenv("OPENROUTER_API_KEY", "sk-or-test")
+    # A slow remote decision model (1.5 s) that says COMPRESS, from the third turn on.
+    recorder.decisions.default = Reply(body=answer(0.95), delay=1.5)
+    changes = {
+        "adaptive_compaction_decision_model": "inception/mercury-decide",
+        "adaptive_compaction_min_turns": 3,
+    }
+    assert (await http.put("/config", json=changes)).status_code == 200
+    try:
+        session_id = (await http.post("/sessions", json={"title": "fast typist"})).json()[
+            "session"
+        ]["id"]
+        for prompt in CONVERSATION[:2]:
+            await _turn(http, gateway, session_id, prompt)
+        status, events, _ = await post_stream(
+            http, "/chat", {"session_id": session_id, "prompt": CONVERSATION[4]}
+        )
+        answered_at = time.time()
+        assert status == 200 and events[-1][1]["status"] == "completed"
+        # The user sends the next question at once, while compaction is still probing.
+        status, events, error = await post_stream(
+            http, "/chat", {"session_id": session_id, "prompt": CONVERSATION[5]}
+        )
+        assert status == 200, error  # waited for the compaction, no 409
+        session = await remote.get_session(
+            app_name="zocrates", user_id="local", session_id=session_id
+        )
+        assert session is not None
+        (compaction,) = [e for e in session.events if e.actions and e.actions.compaction]
+        question = next(e for e in session.events if _user_text(e) == CONVERSATION[5])
+        # The third answer streamed before compaction started; the fourth question started
+        # only after the compaction event was written.
+        assert answered_at < compaction.timestamp < question.timestamp
+        assert len(recorder.decisions.requests) == 1
+    finally:
+        recorder.decisions.default = Reply()
+        await http.put(
+            "/config",
+            json={
+                "adaptive_compaction_decision_model": "local",
+                "adaptive_compaction_min_turns": 4,
+            },
+        )
+
+
+def _user_text(event: Any) -> str:
+    if event.author != "user" or not event.content:
+        return ""
+    return "".join(p.text or "" for p in event.content.parts or [])

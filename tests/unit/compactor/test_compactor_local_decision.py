@@ -146,3 +146,14 @@ def test_cues() -> None:
     assert back_reference.drill and not back_reference.pivot
     plain = question_cues("What thresholds trigger coral bleaching in the Great Barrier Reef?")
     assert not (plain.stuck or plain.drill or plain.anaphora or plain.pivot)
+
+
+def test_paper_shift_counts_the_latest_turns_new_papers() -> None:
+    from services.compactor.local_decision import paper_shift
+
+    earlier = [("lmer?", "Fitting LMMs (GQ53K66Z) p. 24: ..."), ("brms?", "brms (LKT3XQKT) p. 6")]
+    assert paper_shift(earlier, [("sandwich?", "Sandwich (LRRIKN4N) p. 3")]) == 1.0
+    assert paper_shift(earlier, [("priors?", "brms (LKT3XQKT) p. 9, sandwich (LRRIKN4N)")]) == 0.5
+    assert paper_shift(earlier, [("chat", "No papers named here.")]) == 0.0
+    # Words in capitals are not item keys: a key mixes letters and digits.
+    assert paper_shift([("q", "ABCDEFGH")], [("q", "IJKLMNOP")]) == 0.0
