@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import email.utils
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -23,6 +22,7 @@ from typing import Any
 import httpx
 
 from services.common.errors import InvalidArgument, Unavailable, ZocratesError
+from services.common.http_retry import retry_after_seconds
 
 logger = logging.getLogger(__name__)
 
@@ -157,7 +157,7 @@ class OpenAlexClient:
             if status == 429:
                 if retries < self.max_retries:
                     retries += 1
-                    wait = _retry_after_seconds(response)
+                    wait = retry_after_seconds(response)
                     wait = min(self.max_retry_wait, wait if wait is not None else 2.0**retries)
                     logger.info(
                         "OpenAlex rate-limited the search (429); retry %d/%d in %.2f s",
@@ -214,22 +214,6 @@ def _year_filter(from_year: int | None, to_year: int | None) -> str | None:
     if to_year is not None:
         return f"publication_year:<{int(to_year) + 1}"
     return None
-
-
-def _retry_after_seconds(response: httpx.Response) -> float | None:
-    """``Retry-After`` as seconds: either delta-seconds or an HTTP date; None if absent/bad."""
-    value = response.headers.get("Retry-After", "").strip()
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
 
 
 def _detail(response: httpx.Response) -> str:

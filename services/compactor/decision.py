@@ -18,7 +18,6 @@ Neither model raises: a timeout, an error or an unreadable answer is a ``CONTINU
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import logging
 import math
 import time
@@ -27,6 +26,7 @@ from typing import Any, Literal, Protocol
 
 import httpx
 
+from services.common.http_retry import retry_after_seconds
 from services.compactor.turns import DecisionState
 
 logger = logging.getLogger(__name__)
@@ -141,22 +141,6 @@ def noul_probability(body: Any) -> float | None:
     return _as_probability(value)
 
 
-def _retry_after(response: httpx.Response) -> float | None:
-    """``Retry-After`` in seconds (delta-seconds or an HTTP date); None if absent or bad."""
-    value = response.headers.get("Retry-After", "").strip()
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
-
-
 class DecisionsApiClient:
     """The rubric probe against a Decisions API (OpenRouter's ``/api/alpha/decisions``).
 
@@ -222,7 +206,7 @@ class DecisionsApiClient:
                 return failed(f"network_error: {type(exc).__name__}: {exc}")
             status = response.status_code
             if status == 429 or status >= 500:
-                wait = _retry_after(response)
+                wait = retry_after_seconds(response)
                 wait = min(self.max_retry_wait, wait if wait is not None else 0.5 * 2.0**retries)
                 kind = "rate_limited" if status == 429 else f"http_{status}"
                 if retries >= self.max_retries:
