@@ -31,7 +31,6 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from google.adk.flows.llm_flows.context._contents import _get_contents
-from google.adk.sessions.in_memory_session_service import InMemorySessionService
 
 from services.common.app_config import ConfigStore, ZocratesConfig
 from services.compactor.client import CompactorClient
@@ -148,14 +147,19 @@ async def main() -> None:
         gate_times.append((time.perf_counter() - t) * 1e6)
         t = time.perf_counter()
         outcome = await evaluate_and_compact(
-            s.events, config=config, decision_model=None, summarizer=None  # type: ignore[arg-type]
+            s.events,
+            config=config,
+            decision_model=None,
+            summarizer=None,  # type: ignore[arg-type]
         )
         engine_times.append((time.perf_counter() - t) * 1e6)
         assert outcome.reason == "few_turns"
     print("1. gate fast exit, in-process (closed gate, 2 research turns)")
     print(f"   evaluate_gate        p50 {statistics.median(gate_times):8.2f} us")
-    print(f"   evaluate_and_compact p50 {statistics.median(engine_times):8.2f} us"
-          f"   p95 {pct(engine_times, 0.95):8.2f} us")
+    print(
+        f"   evaluate_and_compact p50 {statistics.median(engine_times):8.2f} us"
+        f"   p95 {pct(engine_times, 0.95):8.2f} us"
+    )
 
     with tempfile.TemporaryDirectory() as tmp:
         zotero = pathlib.Path(tmp) / "zotero"
@@ -179,7 +183,9 @@ async def main() -> None:
             rtt, get = [], []
             for _ in range(args.runs):
                 t = time.perf_counter()
-                await remote.get_session(app_name="zocrates", user_id="local", session_id=session.id)
+                await remote.get_session(
+                    app_name="zocrates", user_id="local", session_id=session.id
+                )
                 get.append((time.perf_counter() - t) * 1000)
                 t = time.perf_counter()
                 result = await client.evaluate(
@@ -188,10 +194,14 @@ async def main() -> None:
                 rtt.append((time.perf_counter() - t) * 1000)
                 assert result["outcome"] == "skipped"
             print("2. gate fast exit, round trip (the gateway's call after a turn)")
-            print(f"   EvaluateAndCompact p50 {statistics.median(rtt):7.2f} ms"
-                  f"   p95 {pct(rtt, 0.95):7.2f} ms")
-            print(f"   GetSession alone   p50 {statistics.median(get):7.2f} ms"
-                  f"   (compactor's own share ~{statistics.median(rtt) - statistics.median(get):.2f} ms)")
+            print(
+                f"   EvaluateAndCompact p50 {statistics.median(rtt):7.2f} ms"
+                f"   p95 {pct(rtt, 0.95):7.2f} ms"
+            )
+            print(
+                f"   GetSession alone   p50 {statistics.median(get):7.2f} ms"
+                f"   (compactor's own share ~{statistics.median(rtt) - statistics.median(get):.2f} ms)"
+            )
 
             # 3. The local probe.
             model = LocalDecisionModel(embedder.embed)
@@ -202,19 +212,25 @@ async def main() -> None:
                 await model.decide(state, threshold=0.75)
                 probe.append((time.perf_counter() - t) * 1000)
             print("3. local decision model (bge-small via the reranker service)")
-            print(f"   decide p50 {statistics.median(probe):7.2f} ms   p95 {pct(probe, 0.95):7.2f} ms")
+            print(
+                f"   decide p50 {statistics.median(probe):7.2f} ms   p95 {pct(probe, 0.95):7.2f} ms"
+            )
 
             # 4. Prompt size over a long conversation.
             rows = await prompt_sizes(args.turns, embedder.embed)
-            print(f"4. coordinator prompt per turn, {args.turns} research turns, 3 topics "
-                  "(tokens, ~4 chars each)")
+            print(
+                f"4. coordinator prompt per turn, {args.turns} research turns, 3 topics "
+                "(tokens, ~4 chars each)"
+            )
             print("   turn  without  with  compaction after the turn")
             for number, without, with_, reason in rows:
                 print(f"   {number:4d}  {without:7d}  {with_:5d}  {reason}")
             total_without = sum(r[1] for r in rows)
             total_with = sum(r[2] for r in rows)
-            print(f"   total  {total_without:7d}  {total_with:5d}"
-                  f"  ({total_with / total_without:.2f}x of the tokens sent)")
+            print(
+                f"   total  {total_without:7d}  {total_with:5d}"
+                f"  ({total_with / total_without:.2f}x of the tokens sent)"
+            )
             await client.close()
             await embedder.close()
             await remote.close()
