@@ -18,11 +18,9 @@ ADK's abort signal, which seals the invocation so the session stays consistent.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import json
 import logging
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from google.adk.agents.run_config import RunConfig, StreamingMode
@@ -34,9 +32,10 @@ from google.adk.sessions.base_session_service import BaseSessionService
 from google.adk.sessions.session import Session
 from google.genai import types
 
-from services.agent.research import state_keys as sk
-from services.agent.research.agents import SEARCH_LIBRARY, SYNTHESIZER
 from services.agent.research.pipeline import EXTEND, SYNTHESIZE
+from services.agent.research.session_locks import SessionLocks, wait_through_cancellation
+from services.agent.research.turn_scope import TurnScope
+from services.agent.research.wire import WireEvent, search_result, wire_events
 from services.common.errors import Conflict, InvalidArgument, NotFound, StaleSession
 from services.sessions.formatting import REQUEST_INPUT_CALL, find_pending_hitl
 
@@ -48,203 +47,8 @@ MAX_PROMPT_CHARS = 20_000
 PREVIOUS_RUN_WAIT_SECONDS = 15.0
 STALE_RETRIES = 3
 MAX_SNIPPETS = 10
-_ARG_PREVIEW = 300
 
-WireEvent = tuple[str, dict[str, Any]]
-
-
-@dataclass
-class TurnScope:
-    """What the user put in scope for one turn."""
-
-    items: list[dict[str, str]] = field(default_factory=list)
-    collection_key: str = ""
-    collection_name: str = ""
-    snippets: list[dict[str, Any]] = field(default_factory=list)
-
-    def state_delta(self) -> dict[str, Any]:
-        if self.items:
-            scope: str | list[str] = [i["item_key"] for i in self.items]
-            header = "# Active Zotero Selection Context\nThe user selected these papers:\n" + (
-                "\n".join(
-                    f"- {i.get('title') or i['item_key']} ({i['item_key']})" for i in self.items
-                )
-            )
-        elif self.collection_key:
-            scope = f"collection:{self.collection_key}"
-            header = (
-                "# Active Zotero Selection Context\nThe user is working in the collection "
-                f"{self.collection_name or self.collection_key!r}."
-            )
-        else:
-            scope, header = "library", ""
-        return {
-            sk.ACTIVE_CONTEXT_ITEMS: list(self.items) or None,
-            sk.ACTIVE_COLLECTION: (
-                {"key": self.collection_key, "name": self.collection_name}
-                if self.collection_key
-                else None
-            ),
-            sk.ACTIVE_CONTEXT_ITEMS_STR: header,
-            sk.SEARCH_SCOPE: scope,
-            sk.FOCAL_SNIPPETS_STR: focal_snippets_str(self.snippets, with_keys=False),
-            sk.FOCAL_SNIPPETS_KEYED_STR: focal_snippets_str(self.snippets, with_keys=True),
-            sk.SNIPPETS: list(self.snippets),
-        }
-
-
-def focal_snippets_str(snippets: list[dict[str, Any]], *, with_keys: bool) -> str:
-    """Snippets as ``<text_snippet ...>`` elements; keys only where tools need provenance."""
-    out = []
-    for s in snippets:
-        attrs = []
-        if with_keys and s.get("item_key"):
-            attrs.append(f'key="{s["item_key"]}"')
-        if s.get("title"):
-            attrs.append(f'title="{_xml_attr(str(s["title"]))}"')
-        if s.get("page"):
-            attrs.append(f'page="{int(s["page"])}"')
-        body = str(s.get("text", "")).replace("<", "&lt;").replace(">", "&gt;")
-        out.append(f"<text_snippet {' '.join(attrs)}>{body}</text_snippet>")
-    return "\n".join(out)
-
-
-def _xml_attr(value: str) -> str:
-    return value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
-
-
-def _preview(value: Any) -> Any:
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    if len(text) <= _ARG_PREVIEW:
-        return value
-    return text[:_ARG_PREVIEW] + "…"
-
-
-def _result_summary(name: str, response: dict[str, Any]) -> dict[str, Any]:
-    summary: dict[str, Any] = {"name": name, "status": response.get("status", "success")}
-    if "results" in response and isinstance(response["results"], list):
-        summary["count"] = len(response["results"])
-        summary["items"] = sorted(
-            {str(r.get("title") or r.get("item_key")) for r in response["results"][:8]}
-        )[:5]
-    if "pages" in response:
-        summary["pages"] = [response.get("start_page"), response.get("end_page")]
-        summary["title"] = response.get("title")
-    for key in ("notice", "budget_notice", "message", "code"):
-        if response.get(key):
-            summary[key] = response[key]
-    return summary
-
-
-def wire_events(event: Event) -> list[WireEvent]:
-    """The client events for one ADK event (none for state-only or internal events)."""
-    parts = event.content.parts if event.content and event.content.parts else []
-    out: list[WireEvent] = []
-    body: list[dict[str, Any]] = []
-    is_answer_author = event.author == SYNTHESIZER or (
-        event.isolation_scope is None and event.author not in ("user",)
-    )
-    kind = "step"
-    for part in parts:
-        if part.function_call is not None:
-            call = part.function_call
-            if call.name == REQUEST_INPUT_CALL:
-                args = dict(call.args or {})
-                out.append(
-                    (
-                        "request_input",
-                        {
-                            "interrupt_id": call.id,
-                            "invocation_id": event.invocation_id,
-                            "message": args.get("message"),
-                            "payload": args.get("payload"),
-                        },
-                    )
-                )
-                continue
-            body.append(
-                {"function_call": {"name": call.name, "args": _preview(dict(call.args or {}))}}
-            )
-        elif part.function_response is not None:
-            fr = part.function_response
-            if fr.name in (REQUEST_INPUT_CALL, "finish_task"):
-                continue
-            body.append({"function_response": _result_summary(fr.name or "", fr.response or {})})
-        elif part.text:
-            body.append({"text": part.text, "thought": bool(part.thought)})
-            if not part.thought and is_answer_author:
-                kind = "answer"
-            elif part.thought and kind != "answer":
-                kind = "thought"
-    if body:
-        message = {
-            "event_id": event.id,
-            "invocation_id": event.invocation_id,
-            "author": event.author,
-            "partial": bool(event.partial),
-            "kind": kind,
-            "parts": body,
-        }
-        out.insert(0, ("message", message))
-    return out
-
-
-def _search_result(event: Event) -> dict[str, Any] | None:
-    for fr in event.get_function_responses():
-        if fr.name == SEARCH_LIBRARY and event.isolation_scope is None:
-            return dict(fr.response or {})
-    return None
-
-
-async def _wait_through_cancellation(task: asyncio.Task[Any], timeout: float) -> bool:
-    """Wait for ``task`` to finish even if we are cancelled meanwhile (again and again: gRPC
-    may cancel a handler more than once), then re-raise the cancellation. Returns whether the
-    task finished. The session's lock must not be released while the run is still writing."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    cancelled = False
-    while not task.done() and loop.time() < deadline:
-        try:
-            await asyncio.wait([task], timeout=max(0.0, deadline - loop.time()))
-        except asyncio.CancelledError:
-            cancelled = True
-    if cancelled:
-        raise asyncio.CancelledError
-    return task.done()
-
-
-class SessionLocks:
-    """One lock per session for the runs of this replica, dropped when unused.
-
-    A run holds it until ADK has finished sealing or persisting its invocation, so the next
-    request on the session never loads a copy that the previous run is still writing to.
-    """
-
-    def __init__(self) -> None:
-        self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
-
-    @contextlib.asynccontextmanager
-    async def hold(self, session_id: str, *, timeout: float) -> AsyncIterator[None]:
-        lock, users = self._locks.get(session_id, (asyncio.Lock(), 0))
-        self._locks[session_id] = (lock, users + 1)
-        try:
-            try:
-                await asyncio.wait_for(lock.acquire(), timeout)
-            except TimeoutError:
-                raise Conflict(
-                    "The previous turn on this session is still shutting down; try again.",
-                    code="session_busy",
-                ) from None
-            try:
-                yield
-            finally:
-                lock.release()
-        finally:
-            lock, users = self._locks[session_id]
-            if users <= 1:
-                del self._locks[session_id]
-            else:
-                self._locks[session_id] = (lock, users - 1)
+__all__ = ["ChatService", "SessionLocks", "TurnScope", "WireEvent", "wire_events"]
 
 
 @dataclass
@@ -482,12 +286,12 @@ class ChatService:
                             "".join(p.get("text", "") for p in data["parts"] if "text" in p)
                         )
                     yield kind, data
-                result = _search_result(event) or result
+                result = search_result(event) or result
             finished = True
         finally:
             if not finished:
                 abort.set()
-            if not await _wait_through_cancellation(task, PREVIOUS_RUN_WAIT_SECONDS):
+            if not await wait_through_cancellation(task, PREVIOUS_RUN_WAIT_SECONDS):
                 logger.error("the run on session %s did not stop after abort", session_id)
                 task.cancel()
         answer = (result or {}).get("answer") or "\n\n".join(a for a in answer_parts if a)

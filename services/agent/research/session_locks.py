@@ -1,0 +1,61 @@
+"""Per-session serialization of runs within one agent replica."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+from services.common.errors import Conflict
+
+
+async def wait_through_cancellation(task: asyncio.Task[Any], timeout: float) -> bool:
+    """Wait for ``task`` to finish even if we are cancelled meanwhile (again and again: gRPC
+    may cancel a handler more than once), then re-raise the cancellation. Returns whether the
+    task finished. The session's lock must not be released while the run is still writing."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    cancelled = False
+    while not task.done() and loop.time() < deadline:
+        try:
+            await asyncio.wait([task], timeout=max(0.0, deadline - loop.time()))
+        except asyncio.CancelledError:
+            cancelled = True
+    if cancelled:
+        raise asyncio.CancelledError
+    return task.done()
+
+
+class SessionLocks:
+    """One lock per session for the runs of this replica, dropped when unused.
+
+    A run holds it until ADK has finished sealing or persisting its invocation, so the next
+    request on the session never loads a copy that the previous run is still writing to.
+    """
+
+    def __init__(self) -> None:
+        self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
+
+    @contextlib.asynccontextmanager
+    async def hold(self, session_id: str, *, timeout: float) -> AsyncIterator[None]:
+        lock, users = self._locks.get(session_id, (asyncio.Lock(), 0))
+        self._locks[session_id] = (lock, users + 1)
+        try:
+            try:
+                await asyncio.wait_for(lock.acquire(), timeout)
+            except TimeoutError:
+                raise Conflict(
+                    "The previous turn on this session is still shutting down; try again.",
+                    code="session_busy",
+                ) from None
+            try:
+                yield
+            finally:
+                lock.release()
+        finally:
+            lock, users = self._locks[session_id]
+            if users <= 1:
+                del self._locks[session_id]
+            else:
+                self._locks[session_id] = (lock, users - 1)
