@@ -6,8 +6,11 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+PLUGIN := zotero-plugin
+PLUGIN_STAMP := $(PLUGIN)/node_modules/.installed
 
-.PHONY: help venv run test test-unit test-integration test-e2e protos protos-check lint fmt clean
+.PHONY: help venv run test test-unit test-integration test-e2e test-plugin plugin plugin-deps \
+	protos protos-check lint fmt clean
 
 help: ## List every target
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sort | \
@@ -21,11 +24,24 @@ $(STAMP): pyproject.toml requirements/constraints.txt
 
 venv: $(STAMP) ## Create .venv and install Zocrates with its pinned dependencies
 
+$(PLUGIN_STAMP): $(PLUGIN)/package.json $(PLUGIN)/package-lock.json
+	cd $(PLUGIN) && npm ci --no-audit --no-fund
+	@touch $(PLUGIN_STAMP)
+
+plugin-deps: $(PLUGIN_STAMP) ## Install the Zotero plugin's pinned npm packages
+
+plugin: $(PLUGIN_STAMP) ## Build the Zotero plugin: zotero-plugin/build/zocrates.xpi
+	cd $(PLUGIN) && npm run build
+
 run: $(STAMP) ## Start every service on embedded defaults (Ctrl-C stops them)
 	$(BIN)/zocrates run
 
-test: $(STAMP) ## Run the whole test suite (needs ZOCRATES_TEST_REDIS_URL / _POSTGRES_URL or Docker)
+test: $(STAMP) $(PLUGIN_STAMP) ## Run the whole test suite (needs ZOCRATES_TEST_REDIS_URL / _POSTGRES_URL or Docker)
 	$(BIN)/pytest
+	cd $(PLUGIN) && npm test
+
+test-plugin: $(PLUGIN_STAMP) ## Run the Zotero plugin's logic tests (node --test)
+	cd $(PLUGIN) && npm test
 
 test-unit: $(STAMP) ## Run the unit tests only (no servers)
 	$(BIN)/pytest tests/unit
@@ -53,4 +69,5 @@ fmt: $(STAMP) ## Format and auto-fix with ruff
 	$(BIN)/ruff check --fix .
 
 clean: ## Remove the virtual environment and caches
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info \
+		$(PLUGIN)/node_modules $(PLUGIN)/build
