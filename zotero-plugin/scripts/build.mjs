@@ -41,7 +41,9 @@ function listFiles(dir, base = dir) {
 
 export async function buildPlugin({ out = path.join(root, "build") } = {}) {
   const addonDir = path.join(out, "addon");
-  rmSync(out, { recursive: true, force: true });
+  // Only what the build makes: build/ui-artifacts (the UI test's screenshots) stays.
+  rmSync(addonDir, { recursive: true, force: true });
+  rmSync(path.join(out, `${addonRef}.xpi`), { force: true });
   mkdirSync(out, { recursive: true });
   cpSync(path.join(root, "addon"), addonDir, { recursive: true });
 

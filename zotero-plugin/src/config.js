@@ -13,6 +13,8 @@ export const PREFS = Object.freeze({
   lastSessionID: `${config.prefsPrefix}.lastSessionID`,
   registerOnStartup: `${config.prefsPrefix}.registerOnStartup`,
   showThoughts: `${config.prefsPrefix}.showThoughts`,
+  paneWidth: `${config.prefsPrefix}.paneWidth`,
+  paneOpen: `${config.prefsPrefix}.paneOpen`,
 });
 
 /** Fluent files (addon/locale/en-US/<name>.ftl, shipped as zocrates-<name>.ftl). */

@@ -2,15 +2,21 @@
  * What the hooks dispatch to, inside Zotero. Zotero's globals are passed in by src/index.js.
  *
  * APIs used (Zotero 7 and 8): Zotero.initializationPromise / unlockPromise / uiReadyPromise,
- * Zotero.getMainWindows(), Zotero.PreferencePanes.register({pluginID, src, label, image}),
- * Zotero.DataDirectory.dir, Zotero.Prefs.get/set(key, true), window.MozXULElement
- * .insertFTLIfNeeded(name), IOUtils.readUTF8, PathUtils.join.
+ * Zotero.getMainWindows(), Zotero.PreferencePanes.register({pluginID, src, label, image})
+ * (resolves to the pane's id), Zotero.Utilities.Internal.openPreferences(paneID),
+ * Zotero.Reader.registerEventListener("renderTextSelectionPopup", handler, pluginID) (removed
+ * by Zotero when the plugin shuts down), Zotero.DataDirectory.dir, Zotero.Prefs.get/set(key,
+ * true), window.MozXULElement.insertFTLIfNeeded(name), IOUtils.readUTF8, PathUtils.join.
  */
 import { config, FTL, PREFS } from "../config.js";
 import { describeError } from "../errors.js";
 import { snippetFromSelection } from "../scope.js";
+import { mountPreferences } from "../ui/prefs-view.js";
+import { checkGatewayURL } from "../ui/prefs-model.js";
 import { createEnv } from "./env.js";
 import { mountSidebar } from "./sidebar.js";
+
+export const PREFS_ROOT_ID = "zocrates-prefs-root";
 
 const STYLESHEET_ID = `${config.addonRef}-stylesheet`;
 
@@ -27,6 +33,7 @@ export function createApp({ Zotero, rootURI, fetch, IOUtils, PathUtils, version 
   };
 
   const log = (...args) => Zotero.debug(`${config.addonName}: ${args.join(" ")}`);
+  const readerListeners = new Set();
 
   async function registerDataDir() {
     try {
@@ -41,6 +48,7 @@ export function createApp({ Zotero, rootURI, fetch, IOUtils, PathUtils, version 
   }
 
   return {
+    Zotero,
     env,
     data,
     log,
@@ -50,12 +58,19 @@ export function createApp({ Zotero, rootURI, fetch, IOUtils, PathUtils, version 
     },
 
     async startup() {
-      await Zotero.PreferencePanes.register({
+      data.prefPaneID = await Zotero.PreferencePanes.register({
         pluginID: config.addonID,
         src: `${rootURI}content/preferences.xhtml`,
         label: config.addonName,
         image: `${rootURI}content/icons/zocrates.svg`,
       });
+      // The reader's text selection popup gets "Ask Zocrates about this"; the selection is
+      // also offered in the pane as a focal snippet.
+      Zotero.Reader?.registerEventListener?.(
+        "renderTextSelectionPopup",
+        (event) => this.renderSelectionPopup(event),
+        config.addonID,
+      );
       if (env.getPref(PREFS.registerOnStartup, true)) {
         // Not awaited: Zotero's start-up must not wait for the gateway (or its absence).
         data.registering = registerDataDir();
@@ -94,8 +109,72 @@ export function createApp({ Zotero, rootURI, fetch, IOUtils, PathUtils, version 
       for (const name of [FTL.addon, FTL.sidebar]) doc.querySelector(`[href="${name}"]`)?.remove();
     },
 
-    async onPrefsLoad(_win) {
-      log("preferences pane loaded (wiring comes with the pane)");
+    /** Zotero > Settings > Zocrates: build the pane into the fragment's root. */
+    async onPrefsLoad(win) {
+      const doc = win?.document;
+      const root = doc?.getElementById(PREFS_ROOT_ID);
+      if (!root) {
+        log("preferences: no root element");
+        return null;
+      }
+      // The fragment links the stylesheet too; make sure the settings window has it.
+      const href = `${rootURI}content/sidebar.css`;
+      if (!doc.getElementById(`${STYLESHEET_ID}-prefs`) && ![...doc.querySelectorAll("link")].some((l) => l.getAttribute("href") === href)) {
+        const link = doc.createElement("link");
+        link.id = `${STYLESHEET_ID}-prefs`;
+        link.rel = "stylesheet";
+        link.type = "text/css";
+        link.href = href;
+        doc.documentElement.appendChild(link);
+      }
+      return mountPreferences({
+        doc: win.document,
+        root,
+        env: {
+          getClient: () => env.client(),
+          getGatewayURL: () => env.gatewayURL(),
+          setGatewayURL: (url) => {
+            if (!checkGatewayURL(url).ok) return;
+            env.setPref(PREFS.gatewayURL, url);
+            data.registering = registerDataDir();
+          },
+          tokenPath: env.tokenPath(),
+          AbortController: win.AbortController,
+        },
+      });
+    },
+
+    /** Open Zotero's settings at the Zocrates pane. */
+    openPreferences() {
+      try {
+        Zotero.Utilities?.Internal?.openPreferences?.(data.prefPaneID);
+      } catch (err) {
+        log(`could not open the settings: ${err?.message || err}`);
+      }
+    },
+
+    /** Listen to the reader's text selection (the pane's focal-snippet offer). */
+    onReaderSelectionChange(callback) {
+      readerListeners.add(callback);
+      return () => readerListeners.delete(callback);
+    },
+
+    /** renderTextSelectionPopup: remember the selection, offer it, add the popup's button. */
+    renderSelectionPopup(event) {
+      const snippet = this.onReaderSelection(event);
+      if (!snippet) return;
+      const doc = event?.doc;
+      if (!doc || typeof event.append !== "function") return;
+      const button = doc.createElement("button");
+      button.className = "toolbar-button wide-button";
+      button.textContent = "Ask Zocrates about this";
+      button.title = "Pin this passage to your next question in the Zocrates pane";
+      button.addEventListener("click", () => {
+        const win = event.reader?._window || Zotero.getMainWindow?.();
+        const mounted = data.windows.get(win) || [...data.windows.values()][0];
+        mounted?.pinSnippet?.(snippet);
+      });
+      event.append(button);
     },
 
     /** Zotero.Reader renderTextSelectionPopup event -> the snippet it would pin. */
@@ -109,6 +188,13 @@ export function createApp({ Zotero, rootURI, fetch, IOUtils, PathUtils, version 
         itemKey: parent?.key ?? item?.key,
         title: parent?.getDisplayTitle?.() ?? "",
       });
+      for (const fn of readerListeners) {
+        try {
+          fn(data.lastSelection);
+        } catch (err) {
+          log(`reader selection listener: ${err?.message || err}`);
+        }
+      }
       return data.lastSelection;
     },
 

@@ -1,6 +1,9 @@
-## Zocrates settings (Zotero > Settings > Zocrates).
+## Zocrates settings (Zotero > Settings > Zocrates). The groups below the intro are built by
+## src/ui/prefs-view.js.
 
 zocrates-pref-title = Zocrates
+zocrates-pref-intro = Zocrates answers questions about your library from a local service started with `make run`. These settings are stored by that service (zocrates_config.json in your Zotero data directory), except the gateway address, which Zotero keeps.
+zocrates-pref-loading = Loading Zocrates settings…
 zocrates-pref-connection = Connection
 zocrates-pref-gateway-url = Gateway URL
 zocrates-pref-gateway-help = Where `make run` serves Zocrates (http://127.0.0.1:8765 by default). The token is read from your Zotero data directory: zocrates-data/gateway.token.

@@ -1,0 +1,206 @@
+"""Issue 6's done-criterion for the Zotero plugin's pane, in a real browser.
+
+The real stack (`zocrates run`, no key: the offline model answers) on the full 38-paper
+Zotero-shaped library, `zocrates index`, then `zotero-plugin/test-ui/run.mjs`: it bundles the
+plugin's own code (src/zotero/app.js, sidebar.js, items.js and the pane in src/ui/) into a
+harness page with a small Zotero shim, serves it on 127.0.0.1 with /gateway proxied to this
+stack, and drives Debian's Chromium through playwright-core: a session, a streamed answer
+(screenshot mid-answer), citations that open the PDF at the cited page, a checkpoint card,
+granting with guidance (the continuation stays in the same bubble), a reload that brings the
+card back from pending_hitl, rewind restoring prompt and scope, the 409 / gateway-down /
+wrong-token messages, session management, and the preferences (settings, storage, Clean Up
+Now, library indexing with a progress bar). Screenshots go to
+zotero-plugin/build/ui-artifacts/ (ignored by git).
+
+Needs Chromium (`apt-get install -y chromium`) and the plugin's node modules (`npm ci` in
+zotero-plugin/); without them the test fails and says so.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from typing import Any
+
+import pytest
+
+from tests.support import zotero_fixture as zf
+from tests.support.ports import free_base_port
+from tests.support.processes import ROOT
+
+ZOCRATES = pathlib.Path(sys.executable).parent / "zocrates"
+PLUGIN = ROOT / "zotero-plugin"
+ARTIFACTS = PLUGIN / "build" / "ui-artifacts"
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+# Changed after indexing, so that the preferences' "Index new and changed papers" has pages
+# to show progress for (two papers: a progress event falls between them).
+TOUCHED = ("sandwich__sandwich-CL.pdf", "mvtnorm__MVT_Rnews.pdf")
+SCREENSHOTS = (
+    "answer-streaming.png",
+    "answer-complete.png",
+    "checkpoint-card.png",
+    "resumed-same-bubble.png",
+    "rehydrated-card.png",
+    "preferences.png",
+)
+
+
+def _require_tools() -> str:
+    """node, Chromium and the plugin's node modules, or a failure that says how to get them."""
+    problems = []
+    node = shutil.which("node")
+    if not node:
+        problems.append("node (18.17 or later) is not on PATH: install Node.js")
+    if not pathlib.Path(CHROMIUM).exists():
+        problems.append(
+            f"Chromium is not installed at {CHROMIUM}: run `apt-get install -y chromium` "
+            "(or set CHROMIUM_PATH)"
+        )
+    for package in ("playwright-core", "esbuild"):
+        if not (PLUGIN / "node_modules" / package / "package.json").exists():
+            problems.append(f"{package} is missing: run `npm ci` in zotero-plugin/")
+    if problems:
+        pytest.fail("The plugin UI test cannot run:\n  - " + "\n  - ".join(problems), pytrace=False)
+    assert node is not None
+    return node
+
+
+def _shim_library() -> dict[str, Any]:
+    """The Zotero library the harness's shim shows: this fixture's items and collections,
+    two papers selected inside "Mixed models", and the reader page of test-ui's fixture."""
+    static = json.loads((PLUGIN / "test-ui" / "fixture-library.json").read_text())
+    items = []
+    for paper in zf.read_manifest():
+        if paper.file == zf.TRASHED_FILE:
+            continue
+        collections = [
+            zf.collection_key(name)
+            for name, (_parent, packages) in zf.COLLECTIONS.items()
+            if paper.debian_package in packages
+        ]
+        items.append(
+            {
+                "key": zf.paper_item_key(paper.file),
+                "attachmentKey": zf.paper_attachment_key(paper.file),
+                "title": paper.title,
+                "creators": [c.split(",")[0] for c in paper.creators],
+                "year": paper.year,
+                "file": paper.file,
+                "collections": collections,
+            }
+        )
+    return {
+        "library": "My Library",
+        "items": items,
+        "collections": [
+            {
+                "key": zf.collection_key(name),
+                "name": name,
+                "parentKey": zf.collection_key(parent) if parent else None,
+            }
+            for name, (parent, _packages) in zf.COLLECTIONS.items()
+        ],
+        "selected": [
+            zf.paper_item_key("lme4__lmer.pdf"),
+            zf.paper_item_key("brms__brms_multilevel.pdf"),
+        ],
+        "collection": zf.collection_key("Mixed models"),
+        "reader": {**static["reader"], "itemKey": zf.paper_item_key("lme4__lmer.pdf")},
+    }
+
+
+def _start(env: dict[str, str], log_path: pathlib.Path) -> subprocess.Popen[bytes]:
+    log = log_path.open("ab")
+    stack = subprocess.Popen(
+        [str(ZOCRATES), "run"],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    log.close()
+    deadline = time.monotonic() + 180
+    while "Zocrates is running" not in log_path.read_text(errors="replace"):
+        assert stack.poll() is None, log_path.read_text(errors="replace")[-4000:]
+        assert time.monotonic() < deadline, "stack did not start"
+        time.sleep(0.2)
+    return stack
+
+
+@pytest.mark.timeout(330)
+def test_plugin_pane_in_a_browser(tmp_path: pathlib.Path) -> None:
+    node = _require_tools()
+    started = time.monotonic()
+    zotero_dir = zf.build_zotero_library(tmp_path / "Zotero")
+    base = free_base_port()
+    env = {**os.environ, "ZOCRATES_PORT": str(base), "ZOCRATES_ZOTERO_DIR": str(zotero_dir)}
+    for key in list(env):
+        if key.endswith("_API_KEY"):
+            del env[key]  # no key: the offline model answers
+    log_path = tmp_path / "stack.log"
+    stack = _start(env, log_path)
+    try:
+        index = subprocess.run(
+            [str(ZOCRATES), "index"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+        )
+        assert index.returncode == 0, index.stderr[-3000:]
+        indexed = time.monotonic()
+        for paper in TOUCHED:
+            zf.touch_attachment(zotero_dir, zf.paper_item_key(paper))
+        shim = tmp_path / "shim-library.json"
+        shim.write_text(json.dumps(_shim_library(), ensure_ascii=False))
+        token_file = zotero_dir / "zocrates-data" / "gateway.token"
+        run = subprocess.run(
+            [
+                node,
+                "test-ui/run.mjs",
+                "--gateway",
+                f"http://127.0.0.1:{base}",
+                "--token-file",
+                str(token_file),
+                "--artifacts",
+                str(ARTIFACTS),
+                "--shim",
+                str(shim),
+                "--chromium",
+                CHROMIUM,
+            ],
+            cwd=PLUGIN,
+            capture_output=True,
+            text=True,
+            timeout=240,
+        )
+        assert run.returncode == 0, (
+            f"the UI test failed (exit {run.returncode}):\n{run.stdout}\n{run.stderr}\n"
+            f"stack log (tail):\n{log_path.read_text(errors='replace')[-3000:]}"
+        )
+        report = json.loads((ARTIFACTS / "report.json").read_text())
+        assert report["ok"], report
+        for name in SCREENSHOTS:
+            shot = ARTIFACTS / name
+            assert shot.exists() and shot.stat().st_size > 10_000, f"{name} missing or empty"
+            assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", f"{name} is not a PNG"
+        results = report["results"]
+        assert results["citations"] >= 2 and results["citationOpened"]["page"]
+        assert results["resume"]["passes"] >= 2
+        assert results["syncProgressShown"], "the indexing progress bar was never caught mid-way"
+        print(
+            f"\nplugin UI: index {indexed - started:.0f} s, browser scenario "
+            f"{report['totalMs'] / 1000:.1f} s, total {time.monotonic() - started:.0f} s; "
+            f"screenshots in {ARTIFACTS}"
+        )
+    finally:
+        if stack.poll() is None:
+            os.killpg(stack.pid, signal.SIGINT)
+            try:
+                stack.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                os.killpg(stack.pid, signal.SIGKILL)
+                stack.wait(timeout=30)

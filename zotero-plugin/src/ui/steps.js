@@ -1,0 +1,214 @@
+/**
+ * The collapsed "research steps" of an assistant bubble, in words: a bubble's `steps`
+ * (messages.js: call, result, thought, note, checkpoint, decision) become display rows, a
+ * function call merged with its result ("Searched “lmer optimizer” · 8 passages"). Pure.
+ */
+import { plural, truncate } from "./format.js";
+
+/** Tool arguments arrive as an object, or (when long) as a JSON string the gateway cut. */
+export function toolArgs(args) {
+  if (args && typeof args === "object") return args;
+  if (typeof args === "string") {
+    try {
+      const parsed = JSON.parse(args);
+      if (parsed && typeof parsed === "object") return parsed;
+    } catch {
+      // a truncated JSON string: read the few fields the rows show
+      const out = {};
+      for (const key of ["query", "request", "item_key", "summary", "justification"]) {
+        const m = new RegExp(`"${key}"\\s*:\\s*"((?:[^"\\\\]|\\\\.)*)`).exec(args);
+        if (m) out[key] = m[1].replace(/\\"/g, '"').replace(/\\\\/g, "\\");
+      }
+      return out;
+    }
+  }
+  return {};
+}
+
+const pages = (a, b) => {
+  const s = Number(a);
+  const e = Number(b);
+  if (!Number.isInteger(s) || s < 1) return "";
+  return Number.isInteger(e) && e > s ? `pp. ${s}–${e}` : `p. ${s}`;
+};
+
+function itemsText(result) {
+  const items = Array.isArray(result?.items) ? result.items.map(String).filter(Boolean) : [];
+  if (!items.length) return "";
+  const shown = items.slice(0, 2).map((t) => truncate(t, 48));
+  return items.length > 2 ? `${shown.join("; ")} and ${items.length - 2} more` : shown.join("; ");
+}
+
+function describeCall(call, result) {
+  const a = toolArgs(call.args);
+  const row = {
+    kind: "tool",
+    name: call.name,
+    author: call.author || "",
+    label: call.name.replace(/_/g, " "),
+    detail: "",
+    link: null,
+    running: !result,
+    error: result && result.status === "error" ? result.message || result.code || "failed" : "",
+  };
+  switch (call.name) {
+    case "search_library":
+      row.kind = "research";
+      row.label = "Research the library";
+      row.detail = a.request ? truncate(a.request, 140) : "";
+      break;
+    case "search_corpus": {
+      row.kind = "search";
+      row.label = a.query ? `Searched “${truncate(a.query, 70)}”` : "Searched the library";
+      if (result && result.count != null) {
+        const found = plural(result.count, "passage");
+        const items = itemsText(result);
+        row.detail = items ? `${found} · ${items}` : found;
+      }
+      break;
+    }
+    case "read_document": {
+      row.kind = "read";
+      const where = pages(a.start_page ?? a.page, a.end_page);
+      row.label = where ? `Read ${where}` : "Read a paper";
+      row.detail = result?.title ? truncate(result.title, 90) : a.item_key || "";
+      if (a.item_key) row.link = { itemKey: String(a.item_key), page: Number(a.start_page ?? a.page) || null };
+      break;
+    }
+    case "get_document_toc":
+      row.kind = "toc";
+      row.label = "Looked at the table of contents";
+      row.detail = result?.title ? truncate(result.title, 90) : a.item_key || "";
+      if (a.item_key) row.link = { itemKey: String(a.item_key), page: null };
+      break;
+    case "conclude_search":
+      row.kind = "conclude";
+      row.label = "Concluded the search";
+      break;
+    case "request_search_extension":
+      row.kind = "extend-request";
+      row.label = "Asked for more room to search";
+      row.detail = a.justification ? truncate(a.justification, 140) : "";
+      break;
+    case "search_online_literature":
+      row.kind = "search";
+      row.label = a.query ? `Searched OpenAlex for “${truncate(a.query, 60)}”` : "Searched OpenAlex";
+      if (result && result.count != null) row.detail = plural(result.count, "work");
+      break;
+    default:
+      break;
+  }
+  if (result?.notice) row.detail = row.detail ? `${row.detail} · ${result.notice}` : String(result.notice);
+  if (result?.budgetNotice) row.detail = row.detail ? `${row.detail} · ${result.budgetNotice}` : String(result.budgetNotice);
+  return row;
+}
+
+/**
+ * Display rows for a bubble's steps.
+ * @returns {{kind, label, detail, link, running, error, author}[]}
+ */
+export function stepRows(steps = []) {
+  const rows = [];
+  const open = []; // indexes of call rows still waiting for their result
+  for (const step of steps) {
+    switch (step.type) {
+      case "call": {
+        rows.push({ ...describeCall(step, null), call: step });
+        open.push(rows.length - 1);
+        break;
+      }
+      case "result": {
+        let k = -1;
+        for (let j = open.length - 1; j >= 0; j--) {
+          const r = rows[open[j]];
+          if (r.name === step.name && r.author === (step.author || "")) {
+            k = j;
+            break;
+          }
+        }
+        if (k === -1) {
+          for (let j = open.length - 1; j >= 0; j--) {
+            if (rows[open[j]].name === step.name) {
+              k = j;
+              break;
+            }
+          }
+        }
+        if (k !== -1) {
+          const index = open[k];
+          open.splice(k, 1);
+          rows[index] = { ...describeCall(rows[index].call, step), call: rows[index].call };
+        } else if (step.status === "error") {
+          rows.push({ kind: "tool", name: step.name, author: step.author || "", label: `${step.name.replace(/_/g, " ")} failed`, detail: step.message || "", link: null, running: false, error: step.message || "failed" });
+        }
+        break;
+      }
+      case "thought":
+        rows.push({ kind: "thought", author: step.author || "", label: "Thought", detail: String(step.text || "").trim(), link: null, running: !!step.open, error: "" });
+        break;
+      case "note":
+        rows.push({ kind: "note", author: step.author || "", label: "Note", detail: String(step.text || "").trim(), link: null, running: !!step.open, error: "" });
+        break;
+      case "checkpoint": {
+        const n = step.extensionNumber;
+        const max = step.maxExtensions;
+        const offer = n && max && n <= max ? `extension ${n} of ${max} offered` : "no extension left";
+        rows.push({
+          kind: "checkpoint",
+          author: "",
+          label: `Paused for your decision: ${offer}`,
+          detail: step.gaps ? `${plural(step.gaps, "part")} of the question without evidence` : "",
+          link: null,
+          running: false,
+          error: "",
+        });
+        break;
+      }
+      case "decision":
+        rows.push({
+          kind: "decision",
+          author: "you",
+          label: step.action === "extend_budget" ? `You granted extension ${step.extensionNumber ?? ""}`.trim() : "You chose to synthesize with the evidence found",
+          detail: step.guidance ? `Guidance: “${truncate(step.guidance, 160)}”` : "",
+          link: null,
+          running: false,
+          error: "",
+        });
+        break;
+      default:
+        break;
+    }
+  }
+  // A call that never got its result is only running while the bubble still streams.
+  return rows.map(({ call, ...row }) => row);
+}
+
+/** The collapsed header: "3 searches · 2 pages read · 1 extension". */
+export function stepsHeadline(rows) {
+  const count = (kind) => rows.filter((r) => r.kind === kind).length;
+  const bits = [];
+  const searches = count("search");
+  const reads = count("read");
+  const thoughts = count("thought");
+  const extensions = rows.filter((r) => r.kind === "decision" && r.label.startsWith("You granted")).length;
+  if (searches) bits.push(plural(searches, "search", "searches"));
+  if (reads) bits.push(plural(reads, "reading"));
+  if (thoughts) bits.push(plural(thoughts, "thought"));
+  if (extensions) bits.push(plural(extensions, "extension"));
+  if (!bits.length) bits.push(plural(rows.length, "step"));
+  return bits.join(" · ");
+}
+
+/** What the assistant is doing right now, for the live line of a streaming bubble. */
+export function liveActivity(rows, { answering = false } = {}) {
+  if (answering) return "Writing the answer…";
+  for (let k = rows.length - 1; k >= 0; k--) {
+    const r = rows[k];
+    if (r.kind === "decision") return r.label.startsWith("You granted") ? "Searching further…" : "Preparing the answer…";
+    if (r.kind === "conclude") return "Ranking the evidence…";
+    if (r.kind === "search" || r.kind === "read" || r.kind === "toc") return r.running ? `${r.label}…` : "Searching your library…";
+    if (r.kind === "research") return "Searching your library…";
+    if (r.kind === "thought") return "Thinking…";
+  }
+  return "Starting…";
+}

@@ -1,0 +1,605 @@
+#!/usr/bin/env node
+/**
+ * The pane's UI test: the plugin's own UI code in a browser harness, against a real gateway.
+ *
+ *   node test-ui/run.mjs --gateway http://127.0.0.1:8765 --token-file ~/Zotero/zocrates-data/gateway.token \
+ *        [--artifacts build/ui-artifacts] [--shim test-ui/fixture-library.json] [--chromium /usr/bin/chromium]
+ *
+ * Serves test-ui/harness.html on 127.0.0.1 with /gateway/* proxied to --gateway, drives
+ * Debian's Chromium through playwright-core, and walks the scenario below, saving PNG
+ * screenshots to --artifacts. Exits 0 when every step passed, 1 with the failing step's
+ * message (and failure.png) otherwise, 2 when something it needs is missing.
+ *
+ * The library is expected to be indexed, with the offline model answering (answers start
+ * with "*Offline extractive answer..."); --shim describes the Zotero library the shim shows
+ * (item keys, titles, collections, the reader page): by default the 38-paper test library of
+ * tests/support/zotero_fixture.py.
+ */
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { bundleHarness, createControl, PLUGIN_ROOT, startServer } from "./server.mjs";
+
+const FOCUSED = "How does lmer choose its optimizer, and how does brms fit the same kind of model?";
+const BROAD = "How does lmer choose its optimizer, and which photonic chips implement its solver?";
+const PAUSED = "Why did lme4 switch to derivative-free optimizers, and which photonic chips run them?";
+const GUIDANCE = "Look for hardware implementations: photonic or optical chips running the optimizer.";
+
+function usage(message) {
+  if (message) console.error(`run.mjs: ${message}`);
+  console.error(
+    "usage: node test-ui/run.mjs --gateway URL (--token-file PATH | --token TOKEN) [--artifacts DIR] [--shim JSON] [--chromium PATH] [--timeout-ms N]",
+  );
+  process.exit(2);
+}
+
+function parseArgs(argv) {
+  const args = {
+    artifacts: path.join(PLUGIN_ROOT, "build", "ui-artifacts"),
+    shim: path.join(PLUGIN_ROOT, "test-ui", "fixture-library.json"),
+    chromium: process.env.CHROMIUM_PATH || "/usr/bin/chromium",
+    timeoutMs: 30000,
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const next = () => {
+      if (i + 1 >= argv.length) usage(`${a} needs a value`);
+      return argv[++i];
+    };
+    if (a === "--gateway") args.gateway = next();
+    else if (a === "--token-file") args.tokenFile = next();
+    else if (a === "--token") args.token = next();
+    else if (a === "--artifacts") args.artifacts = path.resolve(next());
+    else if (a === "--shim") args.shim = path.resolve(next());
+    else if (a === "--chromium") args.chromium = next();
+    else if (a === "--timeout-ms") args.timeoutMs = Number(next());
+    else if (a === "--help" || a === "-h") usage();
+    else usage(`unknown argument ${a}`);
+  }
+  if (!args.gateway) usage("--gateway is required");
+  if (!args.tokenFile && !args.token) usage("--token-file or --token is required");
+  args.gateway = args.gateway.replace(/\/+$/, "");
+  return args;
+}
+
+/** What the runner needs, with the command that installs what is missing. */
+async function preflight(args) {
+  const problems = [];
+  if (!existsSync(args.chromium)) {
+    problems.push(`Chromium not found at ${args.chromium}: install it with \`apt-get install -y chromium\` (Debian), or pass --chromium PATH.`);
+  }
+  let playwright = null;
+  try {
+    playwright = await import("playwright-core");
+  } catch {
+    problems.push(`playwright-core is not installed: run \`npm ci\` (or \`npm install\`) in ${PLUGIN_ROOT}.`);
+  }
+  try {
+    await import("esbuild");
+  } catch {
+    problems.push(`esbuild is not installed: run \`npm ci\` in ${PLUGIN_ROOT}.`);
+  }
+  if (args.tokenFile && !existsSync(args.tokenFile)) problems.push(`No token file at ${args.tokenFile}: is the gateway running for that Zotero data directory?`);
+  if (!existsSync(args.shim)) problems.push(`No shim library at ${args.shim}.`);
+  if (problems.length) {
+    console.error(`run.mjs cannot start:\n  - ${problems.join("\n  - ")}`);
+    process.exit(2);
+  }
+  return playwright;
+}
+
+// ------------------------------------------------------------------ a tiny gateway client (Node)
+
+function gatewayClient(base, token) {
+  return async function api(method, p, body) {
+    const res = await fetch(base + p, {
+      method,
+      headers: { Authorization: `Bearer ${token()}`, "Content-Type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    let json = null;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = { text };
+    }
+    if (!res.ok) throw new Error(`${method} ${p}: HTTP ${res.status} ${text.slice(0, 300)}`);
+    return json;
+  };
+}
+
+// ------------------------------------------------------------------ the scenario
+
+class StepError extends Error {}
+
+function check(condition, message) {
+  if (!condition) throw new StepError(message);
+}
+
+async function main() {
+  const args = parseArgs(process.argv.slice(2));
+  const playwright = await preflight(args);
+  rmSync(args.artifacts, { recursive: true, force: true });
+  mkdirSync(args.artifacts, { recursive: true });
+  const readToken = () => (args.token ? args.token : readFileSync(args.tokenFile, "utf8").trim());
+  const api = gatewayClient(args.gateway, readToken);
+  const fixture = JSON.parse(readFileSync(args.shim, "utf8"));
+
+  try {
+    await fetch(`${args.gateway}/healthz`);
+  } catch (err) {
+    console.error(`run.mjs: nothing answers at ${args.gateway}/healthz (${err.cause?.code || err.message}). Start the stack (\`make run\`) first.`);
+    process.exit(2);
+  }
+
+  const started = Date.now();
+  const bundle = await bundleHarness();
+  const control = createControl();
+  const server = await startServer({ gateway: args.gateway, readToken, fixture, bundle, control });
+  const browser = await playwright.chromium.launch({
+    executablePath: args.chromium,
+    headless: true,
+    args: ["--headless", "--no-sandbox", "--disable-background-networking", "--disable-component-update", "--disable-gpu"],
+  });
+  const context = await browser.newContext({ viewport: { width: 1360, height: 900 }, deviceScaleFactor: 1, colorScheme: "light" });
+  const page = await context.newPage();
+  page.setDefaultTimeout(args.timeoutMs);
+  const consoleLines = [];
+  page.on("console", (m) => consoleLines.push(`[${m.type()}] ${m.text()}`));
+  page.on("pageerror", (e) => consoleLines.push(`[pageerror] ${e.stack || e.message}`));
+
+  // The question box must never become disabled: watched in every page load of the run.
+  const disabledSeen = [];
+  await page.exposeBinding("zhReportDisabled", (_source, where) => disabledSeen.push(where));
+  await page.addInitScript(() => {
+    const watch = () => {
+      const el = document.querySelector(".zocrates-pane .zc-input");
+      if (!el) return setTimeout(watch, 20);
+      const report = () => (el.disabled || el.readOnly) && window.zhReportDisabled(location.href);
+      new MutationObserver(report).observe(el, { attributes: true });
+      report();
+    };
+    document.addEventListener("DOMContentLoaded", watch);
+  });
+  const steps = [];
+  const shots = [];
+  let current = "";
+  async function step(name, fn) {
+    current = name;
+    const t0 = Date.now();
+    process.stdout.write(`• ${name} … `);
+    await fn();
+    const ms = Date.now() - t0;
+    steps.push({ name, ms });
+    console.log(`ok (${(ms / 1000).toFixed(1)} s)`);
+  }
+  async function shot(name, options = {}) {
+    const file = path.join(args.artifacts, name);
+    await page.screenshot({ path: file, ...options });
+    shots.push(file);
+  }
+
+  const pane = ".zocrates-pane";
+  const textarea = `${pane} .zc-input`;
+  const assistant = `${pane} .zocrates-message.assistant`;
+  const lastAssistant = `${assistant} >> nth=-1`;
+  const bubbleStatus = (sel = lastAssistant) => page.locator(sel).getAttribute("data-status");
+  const waitStatus = async (wanted, sel = lastAssistant, timeout = 120000) => {
+    const t0 = Date.now();
+    for (;;) {
+      const s = await bubbleStatus(sel);
+      if (wanted.includes(s)) return s;
+      check(Date.now() - t0 < timeout, `the assistant bubble stayed "${s}" (waited for ${wanted.join(" or ")})`);
+      await page.waitForTimeout(100);
+    }
+  };
+  const textareaEnabled = async (where) => {
+    const disabled = await page.locator(textarea).evaluate((el) => el.disabled || el.hasAttribute("disabled") || el.readOnly);
+    check(!disabled, `the question box is disabled ${where}`);
+  };
+  const ask = async (text) => {
+    await page.locator(textarea).fill(text);
+    await page.locator(textarea).press(process.platform === "darwin" ? "Meta+Enter" : "Control+Enter");
+  };
+  const waitNotice = async (code) => {
+    await page.locator(`${pane} .zc-notice[data-code="${code}"]`).first().waitFor({ state: "visible" });
+    return page.locator(`${pane} .zc-notice[data-code="${code}"]`).first().innerText();
+  };
+  const state = () => page.evaluate(() => {
+    const s = window.zh.controller.state;
+    return { session: s.session, phase: s.phase, count: s.messages.length, notice: s.notice && { code: s.notice.code, message: s.notice.message }, streaming: !!s.streaming, scope: s.scope };
+  });
+  const results = {};
+
+  try {
+    await step("open the pane", async () => {
+      await page.goto(`${server.url}/`);
+      await page.waitForFunction(() => window.zh && window.zh.pane);
+      await page.evaluate(() => window.zh.ready);
+      const phase = await page.locator(pane).getAttribute("data-phase");
+      check(phase === "ready", `the pane did not connect to the gateway (phase ${phase}): ${JSON.stringify((await state()).notice)}`);
+      await textareaEnabled("after opening");
+    });
+
+    await step("create a session", async () => {
+      const before = (await state()).session?.id || null;
+      await page.locator(`${pane} .zc-new-chat`).click();
+      await page.waitForFunction((id) => {
+        const s = window.zh.controller.state;
+        return s.session && s.session.id !== id && s.messages.length === 0;
+      }, before);
+      const s = await state();
+      const listed = (await api("GET", "/sessions")).sessions.map((x) => x.id);
+      check(listed.includes(s.session.id), `the new session ${s.session.id} is not in GET /sessions`);
+      results.sessionId = s.session.id;
+      const scopeMode = await page.locator(`${pane} .zc-seg[aria-checked="true"]`).getAttribute("data-mode");
+      check(scopeMode === "items", `the scope should start on the selected papers, got ${scopeMode}`);
+    });
+
+    await step("ask a focused question; screenshot while the answer streams", async () => {
+      const hold = control.holdAfter(10);
+      const sent = Date.now();
+      await ask(FOCUSED);
+      await Promise.race([hold.reached, page.waitForTimeout(90000).then(() => { throw new StepError("no streamed answer chunk arrived within 90 s"); })]);
+      results.firstChunkMs = Date.now() - sent;
+      // the throttled render shows what arrived so far
+      await page.waitForFunction(() => {
+        const b = [...document.querySelectorAll(".zocrates-message.assistant")].pop();
+        return b && b.dataset.status === "streaming" && b.querySelector(".zocrates-answer").textContent.trim().length > 40;
+      });
+      const mid = await page.locator(lastAssistant).evaluate((b) => ({ status: b.dataset.status, text: b.querySelector(".zocrates-answer").textContent, caret: b.classList.contains("streaming") }));
+      check(mid.status === "streaming", "the bubble is not streaming mid-answer");
+      await textareaEnabled("while the answer streams");
+      await page.locator(textarea).fill("(typing the next question while the answer streams)");
+      await shot("answer-streaming.png");
+      await page.locator(textarea).fill("");
+      results.midAnswerChars = mid.text.length;
+      hold.release();
+      await waitStatus(["completed"]);
+      results.answerMs = Date.now() - sent;
+      const stats = await page.evaluate(() => window.zh.pane.stats);
+      check(stats.renders < stats.changes, `renders were not throttled: ${stats.renders} renders for ${stats.changes} changes`);
+      results.renderStats = stats;
+    });
+
+    await step("the answer has citations, the offline notice and collapsed steps", async () => {
+      const info = await page.locator(lastAssistant).evaluate((b) => ({
+        citations: [...b.querySelectorAll("a.zocrates-citation")].map((a) => ({ key: a.dataset.itemKey, page: Number(a.dataset.page) || null, text: a.textContent })),
+        offline: !b.querySelector(".zc-offline-notice").hidden ? b.querySelector(".zc-offline-notice").textContent : "",
+        answer: b.querySelector(".zocrates-answer").textContent,
+        stepsOpen: b.querySelector(".intermediate-steps-bubble").open,
+        stepsHidden: b.querySelector(".intermediate-steps-bubble").hidden,
+        steps: b.querySelectorAll(".zc-steps .step").length,
+        headline: b.querySelector(".zc-steps-headline").textContent,
+      }));
+      check(info.citations.length >= 2, `expected citations in the answer, found ${info.citations.length}`);
+      const keys = new Set(info.citations.map((c) => c.key));
+      const lme4 = fixture.selected?.[0];
+      const brms = fixture.selected?.[1];
+      check(keys.has(lme4), `no citation of the lme4 paper (${lme4}) among ${[...keys].join(", ")}`);
+      check(keys.has(brms), `no citation of the brms paper (${brms}) among ${[...keys].join(", ")}`);
+      check(/Offline model/.test(info.offline), `no offline-model notice on an offline answer (notice: "${info.offline}")`);
+      check(!/^\s*\*?Offline extractive answer/.test(info.answer), "the offline line is still in the answer body");
+      check(!info.stepsHidden && !info.stepsOpen && info.steps >= 5, `the research steps should be collapsed and listed (open ${info.stepsOpen}, ${info.steps} steps)`);
+      results.citations = info.citations.length;
+      results.stepsHeadline = info.headline;
+      await page.locator(lastAssistant).evaluate((b) => b.scrollIntoView({ block: "end" }));
+      await shot("answer-complete.png");
+    });
+
+    await step("click a citation: the PDF opens at the cited page", async () => {
+      const lme4 = fixture.selected?.[0];
+      const link = page.locator(`${lastAssistant} >> a.zocrates-citation[data-item-key="${lme4}"]`).first();
+      const page_ = Number(await link.getAttribute("data-page"));
+      await link.click();
+      await page.waitForFunction(() => window.zh.opened.length > 0);
+      const opened = await page.evaluate(() => ({ opened: window.zh.opened, reader: window.zh.readerOpens }));
+      const last = opened.opened.at(-1);
+      check(last.itemKey === lme4 && last.page === page_, `openCitation recorded ${JSON.stringify(last)}, expected (${lme4}, ${page_})`);
+      const r = opened.reader.at(-1);
+      check(r && r.itemKey === lme4 && r.pageIndex === page_ - 1, `Zotero.Reader.open got ${JSON.stringify(r)}, expected pageIndex ${page_ - 1}`);
+      results.citationOpened = last;
+      await page.evaluate(() => window.zh.showLibrary());
+    });
+
+    let pausedBubble = null;
+    await step("a broader question reaches a checkpoint card", async () => {
+      await page.locator(`${pane} .zc-seg[data-mode="library"]`).click();
+      const sent = Date.now();
+      await ask(BROAD);
+      await waitStatus(["paused", "completed"]);
+      check((await bubbleStatus()) === "paused", "the broad question did not pause at a checkpoint");
+      results.checkpointMs = Date.now() - sent;
+      const card = page.locator(`${lastAssistant} >> .hitl-checkpoint-card`);
+      await card.waitFor({ state: "visible" });
+      const info = await card.evaluate((c) => ({
+        id: c.dataset.interruptId,
+        badge: c.querySelector(".badge").textContent,
+        gaps: [...c.querySelectorAll(".gaps li")].map((li) => li.textContent),
+        grant: c.querySelector('[data-action="extend_budget"]').textContent,
+        synth: c.querySelector('[data-action="synthesize"]').textContent,
+      }));
+      check(info.id === "interrupt_ext_1", `the card is for ${info.id}`);
+      check(info.gaps.some((g) => /photonic/i.test(g)), `the card's gaps do not name the photonic chips: ${info.gaps.join(" | ")}`);
+      check(/\+5 searches/.test(info.grant) || /\+5 calls/.test(info.grant), `the grant button does not say what it costs: ${info.grant}`);
+      check(/No more searching/.test(info.synth), `the synthesize button does not say what it means: ${info.synth}`);
+      await textareaEnabled("while the checkpoint waits");
+      results.card = info;
+      await shot("checkpoint-card.png");
+      await page.emulateMedia({ colorScheme: "dark" });
+      await page.waitForTimeout(100);
+      await shot("checkpoint-card-dark.png");
+      await page.emulateMedia({ colorScheme: "light" });
+      pausedBubble = await page.locator(lastAssistant).getAttribute("data-id");
+    });
+
+    await step("grant with guidance: the continuation stays in the same bubble", async () => {
+      const bubbles = await page.locator(assistant).count();
+      await page.locator(`${lastAssistant}`).evaluate((b) => (b.zcProbe = "same-node"));
+      await page.locator(`${lastAssistant} >> .zc-guidance`).fill(GUIDANCE);
+      await page.locator(`${lastAssistant} >> [data-action="extend_budget"]`).click();
+      const status = await waitStatus(["paused", "completed"], lastAssistant);
+      let passes = 2;
+      if (status === "paused") {
+        const second = await page.locator(`${lastAssistant} >> .hitl-checkpoint-card`).getAttribute("data-interrupt-id");
+        check(second === "interrupt_ext_2", `a second card for ${second}`);
+        results.secondCard = true;
+        await page.locator(`${lastAssistant} >> [data-action="synthesize"]`).click();
+        await waitStatus(["completed"], lastAssistant);
+        passes = 3;
+      }
+      const after = await page.locator(lastAssistant).evaluate((b) => ({
+        probe: b.zcProbe,
+        id: b.dataset.id,
+        passes: Number(b.dataset.passes),
+        decisions: [...b.querySelectorAll(".step.decision")].map((s) => s.textContent),
+        citations: b.querySelectorAll("a.zocrates-citation").length,
+        card: !!b.querySelector(".hitl-checkpoint-card"),
+      }));
+      check(after.probe === "same-node" && after.id === pausedBubble, "the resumed answer went into a different bubble");
+      check((await page.locator(assistant).count()) === bubbles, "a new assistant bubble appeared for the resumed stream");
+      check(after.passes === passes, `the bubble has ${after.passes} passes, expected ${passes}`);
+      check(after.decisions.some((d) => d.includes("extension 1") && d.includes("photonic")), `the grant and its guidance are not in the steps: ${after.decisions.join(" | ")}`);
+      check(after.citations > 0 && !after.card, "the resumed answer has no citations, or the card is still there");
+      results.resume = after;
+      await page.locator(`${lastAssistant} >> .intermediate-steps-bubble > summary`).click();
+      await page.locator(`${lastAssistant} >> .zc-steps .step.decision`).first().scrollIntoViewIfNeeded();
+      await shot("resumed-same-bubble.png");
+      await page.locator(`${lastAssistant} >> .intermediate-steps-bubble > summary`).click();
+    });
+
+    await step("a new paused turn with a collection scope and a pinned passage", async () => {
+      // scope: the current collection; focal snippet: text selected in the reader
+      await page.evaluate(() => window.zh.openReader(window.zh.fixture.reader.itemKey, window.zh.fixture.reader.page));
+      const selected = await page.evaluate(() => window.zh.selectReaderText(window.zh.fixture.reader.selection));
+      check(selected, "could not select the reader text");
+      await page.locator(`${pane} .zc-offer`).waitFor({ state: "visible" });
+      await page.locator("#zw-ask-zocrates").click();
+      await page.locator(`${pane} .zocrates-snippet-chip`).waitFor({ state: "visible" });
+      await page.evaluate(() => window.zh.showLibrary());
+      await page.locator(`${pane} .zc-seg[data-mode="collection"]`).click();
+      const scope = (await state()).scope;
+      check(scope.mode === "collection" && scope.snippets.length === 1, `scope before sending: ${JSON.stringify(scope)}`);
+      await ask(PAUSED);
+      await waitStatus(["paused", "completed"]);
+      check((await bubbleStatus()) === "paused", "the third question did not pause at a checkpoint");
+      // the gateway finishes the turn (lock, post-turn work) just after the stream ends
+      let session = null;
+      for (let k = 0; k < 50; k++) {
+        session = (await api("GET", `/sessions/${results.sessionId}`)).session;
+        if (session.pending_hitl) break;
+        await page.waitForTimeout(200);
+      }
+      check(session.pending_hitl && session.pending_hitl.interrupt_id === "interrupt_ext_1", "GET /sessions/{id} has no pending_hitl");
+      const user = session.messages.filter((m) => m.role === "user").at(-1);
+      check(user.context?.active_collection?.key === fixture.collection, `the turn's context lacks the collection: ${JSON.stringify(user.context)}`);
+      check(user.context?.snippets?.length === 1, "the turn's context lacks the pinned snippet");
+      results.pausedInvocation = session.pending_hitl.invocation_id;
+    });
+
+    await step("a new question while paused gets a clear 409 message", async () => {
+      await ask("What is BOBYQA?");
+      const text = await waitNotice("checkpoint_pending");
+      check(/paused at a deep-research checkpoint/.test(text), `409 message: ${text}`);
+      check((await page.locator(textarea).inputValue()) === "What is BOBYQA?", "the refused question did not come back to the box");
+      await textareaEnabled("after a 409");
+      await shot("error-409-checkpoint-pending.png");
+      await page.locator(textarea).fill("");
+      await page.locator(`${pane} .zc-notice .zc-notice-close`).click();
+    });
+
+    await step("reload the page: the card comes back from pending_hitl", async () => {
+      await page.reload();
+      await page.waitForFunction(() => window.zh && window.zh.pane);
+      await page.evaluate(() => window.zh.ready);
+      const card = page.locator(`${lastAssistant} >> .hitl-checkpoint-card`);
+      await card.waitFor({ state: "visible" });
+      const id = await card.getAttribute("data-interrupt-id");
+      check(id === "interrupt_ext_1", `the rehydrated card is for ${id}`);
+      const s = await state();
+      check(s.session.id === results.sessionId, "the reload opened another chat");
+      await textareaEnabled("after a reload");
+      await shot("rehydrated-card.png");
+    });
+
+    await step("rewind the paused turn: its prompt and scope come back", async () => {
+      await page.locator(`${lastAssistant} >> .zc-discard`).click();
+      await page.waitForFunction((q) => document.querySelector(".zocrates-pane .zc-input").value === q, PAUSED);
+      const s = await state();
+      check(s.scope.mode === "collection" && s.scope.collection?.key === fixture.collection, `the scope was not restored: ${JSON.stringify(s.scope)}`);
+      check(s.scope.snippets.length === 1 && /derivative-free/.test(s.scope.snippets[0].text), "the pinned passage was not restored");
+      const seg = await page.locator(`${pane} .zc-seg[aria-checked="true"]`).getAttribute("data-mode");
+      check(seg === "collection", `the scope chooser shows ${seg}`);
+      await page.locator(`${pane} .zocrates-snippet-chip`).waitFor({ state: "visible" });
+      const session = (await api("GET", `/sessions/${results.sessionId}`)).session;
+      check(!session.pending_hitl, "the session still has a pending checkpoint after the rewind");
+      check(!session.messages.some((m) => m.role === "user" && m.text === PAUSED), "the rewound question is still in the session");
+      await textareaEnabled("after a rewind");
+      await shot("rewound-prompt.png");
+      await page.locator(textarea).fill("");
+      await page.locator(`${pane} .zc-chip-remove`).click();
+    });
+
+    await step("edit an earlier question: it comes back with its scope", async () => {
+      const user = page.locator(`${pane} .zocrates-message.user`).first();
+      await user.hover();
+      await user.locator(".zc-edit").click();
+      check((await page.locator(textarea).inputValue()) === FOCUSED, "the edited question is not in the box");
+      const seg = await page.locator(`${pane} .zc-seg[aria-checked="true"]`).getAttribute("data-mode");
+      check(seg === "items", `editing restored scope ${seg}, expected the selected papers`);
+      check(await page.locator(`${pane} .zc-editing`).isVisible(), "no editing banner");
+      await page.locator(textarea).press("Escape");
+      check(!(await page.locator(`${pane} .zc-editing`).isVisible()), "Escape did not cancel the edit");
+    });
+
+    await step("the gateway is down: an actionable message", async () => {
+      control.down = true;
+      await ask("Is anyone there?");
+      const text = await waitNotice("gateway_down");
+      check(/Zocrates is not running: start it with `?make run/.test(text) || /not running/.test(text), `gateway-down message: ${text}`);
+      check((await page.locator(textarea).inputValue()) === "Is anyone there?", "the question was lost when the gateway was down");
+      await shot("error-gateway-down.png");
+      control.down = false;
+      await page.locator(textarea).fill("");
+      await page.locator(`${pane} .zc-notice .zc-notice-close`).click();
+    });
+
+    await step("a wrong token: an actionable message", async () => {
+      control.wrongToken = true;
+      await page.evaluate(() => window.zh.controller.refreshSessions());
+      const text = await waitNotice("unauthorized");
+      check(/wrong token/.test(text) && /gateway\.token/.test(text), `wrong-token message: ${text}`);
+      control.wrongToken = false;
+      await page.locator(`${pane} .zc-notice [data-action="retry"]`).click();
+      await page.waitForFunction(() => !window.zh.controller.state.notice);
+    });
+
+    await step("sessions: rename, new, switch, delete", async () => {
+      await page.locator(`${pane} .zc-title-btn`).click();
+      const row = page.locator(`${pane} .zc-session[data-session-id="${results.sessionId}"]`);
+      await row.waitFor({ state: "visible" });
+      await row.locator(".zc-rename").click();
+      await page.locator(`${pane} .zc-rename-input`).fill("lmer optimizers and photonic chips");
+      await page.locator(`${pane} .zc-rename-input`).press("Enter");
+      await page.waitForFunction(() => window.zh.controller.state.session.title === "lmer optimizers and photonic chips");
+      const listed = (await api("GET", "/sessions")).sessions.find((s) => s.id === results.sessionId);
+      check(listed.title === "lmer optimizers and photonic chips", `rename not saved: ${listed.title}`);
+      await page.locator(`${pane} .zc-new-chat`).click();
+      await page.waitForFunction((id) => window.zh.controller.state.session.id !== id, results.sessionId);
+      const second = (await state()).session.id;
+      await page.locator(`${pane} .zc-title-btn`).click();
+      await page.locator(`${pane} .zc-session[data-session-id="${results.sessionId}"] .zc-session-title`).click();
+      await page.waitForFunction((id) => window.zh.controller.state.session.id === id && window.zh.controller.state.messages.length > 0, results.sessionId);
+      const citations = await page.locator(`${pane} a.zocrates-citation`).count();
+      check(citations > 0, "citations are not links in a chat reloaded from history");
+      await page.locator(`${pane} .zc-title-btn`).click();
+      const other = page.locator(`${pane} .zc-session[data-session-id="${second}"]`);
+      await other.hover();
+      await other.locator(".zc-delete").click();
+      await page.locator(`${pane} .zc-session.zc-confirm .zc-danger`).click();
+      await page.waitForFunction((id) => !window.zh.controller.state.sessions.some((s) => s.id === id), second);
+      check(!(await api("GET", "/sessions")).sessions.some((s) => s.id === second), "the deleted session is still listed by the gateway");
+      await page.locator(`${pane} .zc-session[data-session-id="${results.sessionId}"]`).press("Escape");
+      check(await page.locator(`${pane} .zc-sessions`).isHidden(), "Escape did not close the chat list");
+    });
+
+    await step("preferences: settings, storage, Clean Up Now, library indexing", async () => {
+      await page.evaluate(() => window.zh.openPrefs());
+      const prefs = "#zocrates-prefs-root .zocrates-prefs";
+      await page.locator(`${prefs} [data-key="coordinator_model"] input`).waitFor({ state: "visible" });
+      check((await page.locator(`${prefs} [data-key="coordinator_model"] input`).inputValue()) === "offline", "the coordinator model is not shown");
+      await page.locator(`${prefs} .zc-conn-status[data-kind="ok"]`).waitFor();
+      await page.waitForFunction(() => /Database/.test(document.querySelector("#zocrates-storage-stats")?.textContent || ""));
+      // a setting saved through PUT /config
+      const max = page.locator(`${prefs} [data-key="max_saved_sessions"] input`);
+      await max.fill("50");
+      await max.press("Enter");
+      await page.locator(`${prefs} [data-key="max_saved_sessions"] .zc-pref-status[data-kind="ok"]`).waitFor();
+      check((await api("GET", "/config")).config.max_saved_sessions === 50, "max_saved_sessions was not saved");
+      // a value the form refuses, with a sentence next to the field
+      const days = page.locator(`${prefs} [data-key="session_retention_days"] input`);
+      await days.fill("-3");
+      await days.press("Enter");
+      await page.locator(`${prefs} [data-key="session_retention_days"] .zc-pref-status[data-kind="error"]`).waitFor();
+      await days.fill("180");
+      await days.press("Enter");
+      await page.locator(`${prefs} [data-key="session_retention_days"] .zc-pref-status[data-kind="ok"]`).waitFor();
+      // Clean Up Now with live feedback
+      await page.locator("#zocrates-pref-clean-up").click();
+      await page.locator(`${prefs} .zc-clean-status[data-kind="ok"]`).waitFor({ timeout: 60000 });
+      results.cleanUp = await page.locator(`${prefs} .zc-clean-status`).innerText();
+      // library indexing with a progress bar: pause the stream at the first page progress
+      const midway = (f) => {
+        const m = /"pages_done": (\d+), "pages_total": (\d+)/.exec(f);
+        return /event: progress/.test(f) && m && Number(m[1]) > 0 && Number(m[1]) < Number(m[2]);
+      };
+      const hold = control.holdAfter(1, { pathPrefix: "/gateway/library/sync", match: midway });
+      await page.locator("#zocrates-sync").click();
+      const finished = page.locator(`${prefs} .zc-sync-status[data-kind="ok"]`).waitFor({ timeout: 180000 }).then(() => false);
+      const reached = await Promise.race([hold.reached.then(() => true), finished]);
+      if (reached) {
+        await page.waitForFunction(() => /Indexing: /.test(document.querySelector(".zc-progress-label")?.textContent || ""));
+        const bar = await page.locator(`${prefs} .zc-progress`).getAttribute("aria-valuenow");
+        check(bar !== null, "the progress bar has no value while indexing");
+        await page.locator("#zocrates-library-status").scrollIntoViewIfNeeded();
+        await shot("preferences-indexing.png");
+        results.syncProgressShown = true;
+        hold.release();
+      } else {
+        hold.release();
+        results.syncProgressShown = false;
+      }
+      await page.locator(`${prefs} .zc-sync-status[data-kind="ok"]`).waitFor({ timeout: 180000 });
+      results.sync = await page.locator(`${prefs} .zc-sync-status`).innerText();
+      check((await page.locator(`${prefs} .zc-progress`).getAttribute("aria-valuenow")) === "100", "the progress bar did not reach 100%");
+      // the whole settings page in one tall image
+      const tall = await page.evaluate(() => document.querySelector(".zw-prefs-main").scrollHeight);
+      await page.setViewportSize({ width: 1360, height: Math.ceil((tall + 40) / 0.94) });
+      await page.waitForTimeout(100);
+      await shot("preferences.png");
+      await page.setViewportSize({ width: 1360, height: 900 });
+      await page.evaluate(() => window.zh.closePrefs());
+    });
+
+    await step("dark mode", async () => {
+      await page.emulateMedia({ colorScheme: "dark" });
+      await page.waitForTimeout(150);
+      await shot("dark-mode.png");
+      await page.emulateMedia({ colorScheme: "light" });
+    });
+
+    await step("the question box was never disabled", async () => {
+      check(disabledSeen.length === 0, `the question box was disabled ${disabledSeen.length} time(s)`);
+    });
+  } catch (err) {
+    const failure = path.join(args.artifacts, "failure.png");
+    await page.screenshot({ path: failure }).catch(() => {});
+    console.log("FAILED");
+    console.error(`\nUI test failed at step "${current}": ${err.message}`);
+    if (!(err instanceof StepError)) console.error(err.stack);
+    console.error(`screenshot: ${failure}`);
+    const zlog = await page.evaluate(() => (window.zh ? window.zh.log.slice(-15) : [])).catch(() => []);
+    if (zlog.length) console.error(`plugin log (last ${zlog.length} lines):\n  ${zlog.join("\n  ")}`);
+    const tail = consoleLines.slice(-25);
+    if (tail.length) console.error(`browser console (last ${tail.length} lines):\n  ${tail.join("\n  ")}`);
+    writeFileSync(path.join(args.artifacts, "report.json"), JSON.stringify({ ok: false, failedStep: current, error: err.message, steps, results, console: consoleLines }, null, 2));
+    await browser.close();
+    await server.close();
+    process.exit(1);
+  }
+
+  const total = Date.now() - started;
+  writeFileSync(path.join(args.artifacts, "report.json"), JSON.stringify({ ok: true, totalMs: total, steps, results, screenshots: shots.map((f) => path.basename(f)) }, null, 2));
+  await browser.close();
+  await server.close();
+  console.log(`\nUI test passed in ${(total / 1000).toFixed(1)} s; ${shots.length} screenshots in ${args.artifacts}`);
+  console.log(`  first answer chunk after ${results.firstChunkMs} ms, answer complete after ${results.answerMs} ms, checkpoint after ${results.checkpointMs} ms`);
+  console.log(`  renders: ${results.renderStats?.renders} for ${results.renderStats?.changes} state changes (${results.renderStats?.streamChanges} streamed)`);
+  process.exit(0);
+}
+
+main().catch((err) => {
+  console.error(`run.mjs: ${err?.stack || err}`);
+  process.exit(1);
+});
+

@@ -1,0 +1,336 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { GatewayError } from "../src/errors.js";
+import { createChatController, memoryPrefs, restoredScope, userMessageFor } from "../src/ui/controller.js";
+import { CITATIONS, chatStreamPaused, INVOCATION, pausedSession, resumeStreamCompleted, SESSION_ID } from "./fixtures.js";
+
+const tick = () => new Promise((r) => setTimeout(r, 0));
+
+async function* streamOf(events, { signal, gate } = {}) {
+  for (const ev of events) {
+    if (gate) await gate(ev);
+    if (signal?.aborted) throw Object.assign(new Error("aborted"), { name: "AbortError" });
+    yield ev;
+  }
+}
+
+/** A fake api.js client recording its calls. */
+function fakeClient({ sessions = [], session = null, chat = [], resume = [], refuse = null, refuseResume = null, down = false, gate = null } = {}) {
+  const calls = [];
+  const store = new Map();
+  if (session) store.set(session.id, session);
+  const fail = (code, status = 0) => new GatewayError({ code, status, message: code });
+  let created = 0;
+  const c = {
+    calls,
+    listSessions: async () => {
+      calls.push(["listSessions"]);
+      if (down) throw fail("gateway_down");
+      return sessions;
+    },
+    getSession: async (id) => {
+      calls.push(["getSession", id]);
+      if (!store.has(id)) throw fail("session_not_found", 404);
+      return store.get(id);
+    },
+    createSession: async (title) => {
+      calls.push(["createSession", title]);
+      const s = { id: `s-new-${++created}`, title, created_at: 2e9, updated_at: 2e9, messages: [], pending_hitl: null };
+      store.set(s.id, s);
+      return s;
+    },
+    renameSession: async (id, title) => {
+      calls.push(["renameSession", id, title]);
+      return { ...(store.get(id) || { id }), title };
+    },
+    deleteSession: async (id) => {
+      calls.push(["deleteSession", id]);
+      store.delete(id);
+    },
+    rewind: async (id, invocationId) => {
+      calls.push(["rewind", id, invocationId]);
+      return { id, title: "after rewind", messages: [], pending_hitl: null };
+    },
+    chat: async (body, { signal } = {}) => {
+      calls.push(["chat", body]);
+      if (refuse) throw refuse;
+      return streamOf(chat, { signal, gate });
+    },
+    resume: async (body, { signal } = {}) => {
+      calls.push(["resume", body]);
+      if (refuseResume) throw refuseResume;
+      return streamOf(resume, { signal, gate });
+    },
+  };
+  return c;
+}
+
+function setup(options = {}, prefs = memoryPrefs()) {
+  const client = fakeClient(options);
+  const controller = createChatController({ getClient: () => client, prefs, now: () => 1_000_000 });
+  const changes = [];
+  controller.subscribe((_s, kind) => changes.push(kind));
+  return { client, controller, prefs, changes, state: () => controller.state };
+}
+
+const SELECTION = {
+  selectedItems: [
+    { key: "ABCD2345", title: "lme4" },
+    { key: "BRMS7890", title: "brms" },
+  ],
+  collection: { key: "COLL2345", name: "Mixed models" },
+};
+
+describe("controller: sessions", () => {
+  test("init with no chats: ready, nothing open", async () => {
+    const { controller, state } = setup();
+    await controller.init();
+    assert.equal(state().phase, "ready");
+    assert.equal(state().session, null);
+    assert.deepEqual(state().messages, []);
+  });
+
+  test("init opens the last used chat and redraws its pending checkpoint", async () => {
+    const prefs = memoryPrefs({ lastSessionID: SESSION_ID });
+    const manifests = [
+      { id: "other", title: "Other", updated_at: 1726000200 },
+      { id: SESSION_ID, title: "lmer optimizers", updated_at: 1726000100 },
+    ];
+    const { controller, state } = setup({ sessions: manifests, session: pausedSession() }, prefs);
+    await controller.init();
+    assert.equal(state().session.id, SESSION_ID);
+    assert.deepEqual(state().sessions.map((s) => s.id), ["other", SESSION_ID], "newest first");
+    const bubble = state().messages.find((m) => m.kind === "assistant");
+    assert.equal(bubble.checkpoint.interruptId, "interrupt_ext_1");
+    assert.equal(state().reveal.id, bubble.id, "the card is scrolled into view");
+  });
+
+  test("gateway down at start: offline, with Try again and Open settings", async () => {
+    const { controller, state } = setup({ down: true });
+    await controller.init();
+    assert.equal(state().phase, "offline");
+    assert.equal(state().notice.code, "gateway_down");
+    assert.match(state().notice.message, /Zocrates is not running/);
+    assert.deepEqual(state().notice.actions, ["retry", "settings"]);
+  });
+
+  test("new chat, rename, delete (the next chat opens)", async () => {
+    const { controller, client, state, prefs } = setup({ sessions: [{ id: SESSION_ID, title: "lmer", updated_at: 1 }], session: pausedSession() });
+    await controller.init();
+    await controller.newSession();
+    const id = state().session.id;
+    assert.equal(state().session.title, "New Chat");
+    assert.equal(prefs.get("lastSessionID"), id);
+    assert.equal(state().sessions[0].id, id);
+    await controller.newSession(); // an empty chat is reused
+    assert.equal(client.calls.filter((c) => c[0] === "createSession").length, 1);
+    await controller.renameSession(id, "  My chat  ");
+    assert.equal(state().session.title, "My chat");
+    assert.deepEqual(client.calls.find((c) => c[0] === "renameSession"), ["renameSession", id, "My chat"]);
+    await controller.deleteSession(id);
+    assert.equal(state().session.id, SESSION_ID);
+    assert.ok(!state().sessions.some((s) => s.id === id));
+  });
+});
+
+describe("controller: a turn", () => {
+  test("send: a session is made, the stream fills one bubble, the chat gets a title", async () => {
+    const { controller, client, state, changes } = setup({ chat: resumeStreamCompleted() });
+    await controller.init();
+    controller.setSelection(SELECTION);
+    assert.equal(state().scope.mode, "items", "the scope follows the selection");
+    const sent = await controller.send("  How does lmer choose its optimizer?  ");
+    assert.equal(sent, true);
+    const chat = client.calls.find((c) => c[0] === "chat")[1];
+    assert.equal(chat.prompt, "How does lmer choose its optimizer?");
+    assert.deepEqual(chat.active_items.map((i) => i.item_key), ["ABCD2345", "BRMS7890"]);
+    const [user, bubble] = state().messages;
+    assert.equal(user.kind, "user");
+    assert.equal(user.invocationId, INVOCATION, "the user message learns its invocation (for rewind / edit)");
+    assert.equal(user.context.active_mode, "items");
+    assert.equal(bubble.status, "completed");
+    assert.deepEqual(bubble.citations, CITATIONS);
+    assert.equal(state().streaming, null);
+    assert.equal(state().composer.text, "");
+    assert.ok(changes.includes("stream"));
+    await tick();
+    assert.deepEqual(client.calls.find((c) => c[0] === "renameSession").slice(2), ["How does lmer choose its optimizer?"]);
+  });
+
+  test("a 409 checkpoint_pending: the question comes back, the notice offers the card or a discard", async () => {
+    const refuse = new GatewayError({ code: "checkpoint_pending", status: 409, message: "paused" });
+    const { controller, state } = setup({ sessions: [{ id: SESSION_ID }], session: pausedSession(), refuse }, memoryPrefs({ lastSessionID: SESSION_ID }));
+    await controller.init();
+    const before = state().messages.length;
+    assert.equal(await controller.send("What is BOBYQA?"), false);
+    assert.equal(state().messages.length, before, "the optimistic messages are gone");
+    assert.equal(state().composer.text, "What is BOBYQA?");
+    assert.equal(state().notice.code, "checkpoint_pending");
+    assert.equal(state().notice.status, 409);
+    assert.deepEqual(state().notice.actions, ["show-card", "discard-paused"]);
+    assert.match(state().notice.message, /paused at a deep-research checkpoint/);
+  });
+
+  test("discarding the paused turn from a 409 keeps the new question and its scope", async () => {
+    const refuse = new GatewayError({ code: "checkpoint_pending", status: 409, message: "paused" });
+    const { controller, client, state } = setup({ sessions: [{ id: SESSION_ID }], session: pausedSession(), refuse }, memoryPrefs({ lastSessionID: SESSION_ID }));
+    await controller.init();
+    controller.setSelection(SELECTION);
+    controller.setMode("library");
+    await controller.send("What is BOBYQA?");
+    await controller.runAction("discard-paused");
+    assert.deepEqual(client.calls.find((c) => c[0] === "rewind"), ["rewind", SESSION_ID, INVOCATION]);
+    assert.equal(state().composer.text, "What is BOBYQA?");
+    assert.equal(state().scope.mode, "library");
+  });
+
+  test("a question while one streams is not sent; the box keeps it", async () => {
+    let release;
+    const gate = (ev) => (ev.event === "done" ? new Promise((r) => (release = r)) : null);
+    const { controller, client, state } = setup({ chat: resumeStreamCompleted(), gate });
+    await controller.init();
+    const first = controller.send("first");
+    while (!release) await tick();
+    assert.equal(await controller.send("second"), false);
+    assert.match(state().notice.message, /still answering/);
+    release();
+    await first;
+    assert.equal(client.calls.filter((c) => c[0] === "chat").length, 1);
+  });
+
+  test("stop: the bubble is stopped", async () => {
+    let reachedDone;
+    const reached = new Promise((r) => (reachedDone = r));
+    const gate = (ev) => {
+      if (ev.event === "done") {
+        reachedDone();
+        return new Promise((r) => setTimeout(r, 20));
+      }
+      return null;
+    };
+    const { controller, state } = setup({ chat: resumeStreamCompleted(), gate });
+    await controller.init();
+    const run = controller.send("q");
+    await reached;
+    controller.stop();
+    await run;
+    assert.equal(state().messages[1].status, "stopped");
+    assert.equal(state().streaming, null);
+  });
+});
+
+describe("controller: the checkpoint", () => {
+  test("grant: the resumed stream continues in the same bubble", async () => {
+    const { controller, client, state } = setup({ chat: chatStreamPaused(), resume: resumeStreamCompleted() });
+    await controller.init();
+    await controller.send("q");
+    const bubble = state().messages[1];
+    assert.equal(bubble.status, "paused");
+    assert.equal(state().reveal.id, bubble.id);
+    assert.equal(await controller.grant(bubble.id, "  focus on Table 3 "), true);
+    const body = client.calls.find((c) => c[0] === "resume")[1];
+    assert.deepEqual(body.response, { action: "extend_budget", guidance: "focus on Table 3" });
+    assert.equal(body.interrupt_id, "interrupt_ext_1");
+    assert.equal(state().messages.length, 2, "no new bubble");
+    const after = state().messages[1];
+    assert.equal(after.id, bubble.id);
+    assert.equal(after.status, "completed");
+    assert.equal(after.passes, 2);
+    assert.ok(after.steps.some((s) => s.type === "decision" && s.guidance === "focus on Table 3"));
+  });
+
+  test("a refused resume puts the card back and says why", async () => {
+    const refuseResume = new GatewayError({ code: "stale_interrupt", status: 409, message: "stale" });
+    const { controller, state } = setup({ chat: chatStreamPaused(), refuseResume });
+    await controller.init();
+    await controller.send("q");
+    const id = state().messages[1].id;
+    assert.equal(await controller.synthesize(id), false);
+    const bubble = state().messages[1];
+    assert.equal(bubble.status, "paused");
+    assert.equal(bubble.checkpoint.interruptId, "interrupt_ext_1");
+    assert.equal(bubble.passes, 1);
+    assert.equal(state().notice.code, "stale_interrupt");
+    assert.deepEqual(state().notice.actions, ["reload"]);
+  });
+});
+
+describe("controller: rewind and edit restore the turn's scope", () => {
+  test("rewind to a reloaded message: prompt, items and snippets come back", async () => {
+    const { controller, client, state } = setup({ sessions: [{ id: SESSION_ID }], session: pausedSession() }, memoryPrefs({ lastSessionID: SESSION_ID }));
+    await controller.init();
+    controller.setSelection({ selectedItems: [], collection: { key: "COLL2345", name: "Mixed models" } });
+    const user = state().messages[0];
+    assert.equal(await controller.rewindTo(user.id), true);
+    assert.deepEqual(client.calls.find((c) => c[0] === "rewind"), ["rewind", SESSION_ID, INVOCATION]);
+    assert.equal(state().composer.text, pausedSession().messages[0].text);
+    assert.equal(state().composer.focus, true);
+    assert.equal(state().scope.mode, "items");
+    assert.deepEqual(state().scope.items.map((i) => i.item_key), ["ABCD2345"]);
+    assert.equal(state().scope.collection.key, "COLL2345", "the chooser keeps the current collection as an option");
+    assert.equal(state().scope.snippets[0].text, "bobyqa is the default");
+    assert.equal(state().scope.snippets[0].page, 3);
+    assert.equal(state().messages.length, 0);
+    // the restored scope is not overwritten by the selection any more
+    controller.setSelection(SELECTION);
+    assert.equal(state().scope.mode, "items");
+  });
+
+  test("edit: sending rewinds first, then asks the new text", async () => {
+    const { controller, client, state } = setup({ sessions: [{ id: SESSION_ID }], session: pausedSession(), chat: resumeStreamCompleted() }, memoryPrefs({ lastSessionID: SESSION_ID }));
+    await controller.init();
+    const user = state().messages[0];
+    assert.equal(controller.startEdit(user.id), true);
+    assert.equal(state().editing.invocationId, INVOCATION);
+    assert.equal(state().composer.text, user.text);
+    await controller.send("A better question");
+    const names = client.calls.map((c) => c[0]);
+    assert.ok(names.indexOf("rewind") < names.indexOf("chat"));
+    assert.equal(state().editing, null);
+    assert.equal(state().messages[0].text, "A better question");
+  });
+
+  test("restoredScope: the turn's collection and snippets, the current items", () => {
+    const scope = restoredScope(
+      { active_context_items: null, active_collection: { key: "COLL2345", name: "Mixed" }, snippets: [{ text: "x", item_key: "ABCD2345", page: 2 }] },
+      SELECTION,
+    );
+    assert.equal(scope.mode, "collection");
+    assert.equal(scope.collection.name, "Mixed");
+    assert.equal(scope.items.length, 2);
+    assert.equal(scope.snippets.length, 1);
+  });
+
+  test("userMessageFor finds the question a bubble answers", () => {
+    const messages = [{ id: "u1", kind: "user" }, { id: "a1", kind: "assistant" }, { id: "u2", kind: "user" }, { id: "a2", kind: "assistant" }];
+    assert.equal(userMessageFor(messages, "a2").id, "u2");
+    assert.equal(userMessageFor(messages, "a1").id, "u1");
+    assert.equal(userMessageFor(messages, "zz"), null);
+  });
+});
+
+describe("controller: scope and snippets", () => {
+  test("the scope follows Zotero until the user picks one", async () => {
+    const { controller, state } = setup();
+    controller.setSelection({ selectedItems: [], collection: SELECTION.collection });
+    assert.equal(state().scope.mode, "collection");
+    controller.setSelection(SELECTION);
+    assert.equal(state().scope.mode, "items");
+    controller.setMode("library");
+    controller.setSelection({ selectedItems: [SELECTION.selectedItems[0]], collection: null });
+    assert.equal(state().scope.mode, "library");
+  });
+
+  test("the reader's selection is offered, then pinned once", () => {
+    const { controller, state } = setup();
+    const snippet = { text: "bobyqa", item_key: "ABCD2345", page: 3, title: "lme4" };
+    controller.setReaderSelection(snippet);
+    assert.equal(state().readerSelection, snippet);
+    assert.equal(controller.pinSnippet(), true);
+    assert.equal(state().readerSelection, null);
+    assert.equal(controller.pinSnippet(snippet), false, "already pinned");
+    assert.equal(state().scope.snippets.length, 1);
+    controller.removeSnippet(0);
+    assert.equal(state().scope.snippets.length, 0);
+  });
+});
