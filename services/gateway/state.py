@@ -12,10 +12,12 @@ from services.agent.client import AgentClient
 from services.common.app_config import ConfigStore, ZocratesConfig
 from services.compactor.client import CompactorClient
 from services.gateway.config import GatewaySettings
-from services.gateway.locks.base_chat_lock import BaseChatLock
+from services.gateway.locks.base_chat_lock import BaseChatLock, HeldLock, SessionBusy
 from services.sessions.client import SessionsClient
 
 logger = logging.getLogger(__name__)
+
+COMPACTING = "compacting"  # the lock holder's note while post-turn compaction runs
 
 
 @dataclasses.dataclass
@@ -32,6 +34,19 @@ class GatewayState:
     startup_done: asyncio.Event = dataclasses.field(default_factory=asyncio.Event)
     maintenance_lock: asyncio.Lock = dataclasses.field(default_factory=asyncio.Lock)
     last_startup_report: dict[str, Any] | None = None
+
+    async def acquire_session(self, session_id: str) -> HeldLock:
+        """The session's lock for a turn, a rewind or a delete. While the previous turn's
+        compaction runs, wait for it (bounded) instead of failing, so what comes next sees the
+        compacted history; any other holder (a turn in flight) is 409 at once."""
+        try:
+            return await self.chat_lock.acquire(session_id)
+        except SessionBusy:
+            if await self.chat_lock.phase(session_id) != COMPACTING:
+                raise
+        return await self.chat_lock.acquire(
+            session_id, wait_seconds=self.settings.compaction_wait_seconds
+        )
 
     async def load_config(self) -> ZocratesConfig:
         return await asyncio.to_thread(self.config_store.load)

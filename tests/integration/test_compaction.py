@@ -148,7 +148,11 @@ async def _turn(http: httpx.AsyncClient, gateway: Any, session_id: str, prompt: 
     )
     assert status == 200, error
     assert events[-1][0] == "done" and events[-1][1]["status"] == "completed", events[-1]
-    # Compaction runs after the response, holding the session: wait for it to let go.
+    await _settle(gateway, session_id)
+
+
+async def _settle(gateway: Any, session_id: str) -> None:
+    """Compaction runs after the response, holding the session: wait for it to let go."""
     lock = gateway.app.state.gateway.chat_lock
     for _ in range(600):
         if not await lock.is_locked(session_id):
@@ -218,6 +222,7 @@ async def test_the_next_question_waits_for_compaction_instead_of_failing(
     assert recorder.decisions is not None
     monkeypatch.setenv("OPENROUTER_API_KEY", "sk-or-test")
     # A slow remote decision model (1.5 s) that says COMPRESS, from the third turn on.
+    recorder.decisions.requests.clear()
     recorder.decisions.default = Reply(body=answer(0.95), delay=1.5)
     changes = {
         "adaptive_compaction_decision_model": "inception/mercury-decide",
@@ -250,6 +255,7 @@ async def test_the_next_question_waits_for_compaction_instead_of_failing(
         # only after the compaction event was written.
         assert answered_at < compaction.timestamp < question.timestamp
         assert len(recorder.decisions.requests) == 1
+        await _settle(gateway, session_id)  # the fourth turn's own compaction
     finally:
         recorder.decisions.default = Reply()
         await http.put(
@@ -265,3 +271,46 @@ def _user_text(event: Any) -> str:
     if event.author != "user" or not event.content:
         return ""
     return "".join(p.text or "" for p in event.content.parts or [])
+
+
+async def test_rewind_right_after_an_answer_waits_for_compaction(
+    env: tuple[httpx.AsyncClient, Any, RemoteSessionService, Recorder],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    http, gateway, _remote, recorder = env
+    assert recorder.decisions is not None
+    monkeypatch.setenv("OPENROUTER_API_KEY", "sk-or-test")
+    recorder.decisions.requests.clear()
+    recorder.decisions.default = Reply(body=answer(0.1), delay=1.0)  # slow, and says CONTINUE
+    changes = {
+        "adaptive_compaction_decision_model": "inception/mercury-decide",
+        "adaptive_compaction_min_turns": 3,
+    }
+    assert (await http.put("/config", json=changes)).status_code == 200
+    try:
+        session_id = (await http.post("/sessions", json={"title": "edit"})).json()["session"]["id"]
+        for prompt in CONVERSATION[:2]:
+            await _turn(http, gateway, session_id, prompt)
+        status, events, _ = await post_stream(
+            http, "/chat", {"session_id": session_id, "prompt": CONVERSATION[2]}
+        )
+        assert status == 200
+        invocation = events[-1][1]["invocation_id"]
+        # The user edits the question they just asked, while compaction is still probing.
+        response = await http.post(
+            f"/sessions/{session_id}/rewind", json={"invocation_id": invocation}
+        )
+        assert response.status_code == 200, response.text  # waited, no 409
+        asked = [m["text"] for m in response.json()["session"]["messages"] if m["role"] == "user"]
+        assert asked == list(CONVERSATION[:2])
+        assert len(recorder.decisions.requests) == 1  # the probe ran, before the rewind
+        await _settle(gateway, session_id)
+    finally:
+        recorder.decisions.default = Reply()
+        await http.put(
+            "/config",
+            json={
+                "adaptive_compaction_decision_model": "local",
+                "adaptive_compaction_min_turns": 4,
+            },
+        )

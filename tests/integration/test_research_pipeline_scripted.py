@@ -499,8 +499,12 @@ async def test_a_failed_run_leaves_the_session_usable(env: Env) -> None:
     assert "Second question" in _all_text(subagent.requests[0])
 
 
-async def test_a_run_cut_off_mid_pass_is_sealed_before_the_next_question(env: Env) -> None:
+@pytest.mark.parametrize("cut_after", ["a call", "a finished pass"])
+async def test_a_run_cut_off_mid_pass_is_sealed_before_the_next_question(
+    env: Env, cut_after: str
+) -> None:
     from google.adk.events.event import Event
+    from google.adk.events.event_actions import EventActions
 
     session_id = await env.new_session()
     session = await env.sessions.get_session(app_name=APP, user_id=USER, session_id=session_id)
@@ -543,7 +547,30 @@ async def test_a_run_cut_off_mid_pass_is_sealed_before_the_next_question(env: En
             ),
         ),
     ):
-        await env.sessions.append_event(session, event)  # the agent died here
+        await env.sessions.append_event(session, event)
+    if cut_after == "a finished pass":
+        # The subagent concluded (a scoped final reply: ADK's own abort sealing writes
+        # nothing for such an invocation) and the run died during rerank or synthesis.
+        await env.sessions.append_event(
+            session,
+            Event(
+                invocation_id=dead,
+                author="search_subagent",
+                isolation_scope=scope,
+                content=types.Content(
+                    role="user",
+                    parts=[
+                        types.Part(
+                            function_response=types.FunctionResponse(
+                                id="adk-dead-search", name="search_corpus", response={}
+                            )
+                        )
+                    ],
+                ),
+                actions=EventActions(skip_summarization=True),
+            ),
+        )
+    # The agent died here.
     coordinator = _coordinator()
     subagent = ScriptedToolLlm(
         replies=[

@@ -23,8 +23,13 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from google.adk.agents.llm.task._finish_task_tool import (
+    FINISH_TASK_ERROR_RESULT,
+    FINISH_TASK_TOOL_NAME,
+)
 from google.adk.agents.run_config import RunConfig, StreamingMode
 from google.adk.errors._stale_session_error import StaleSessionError
+from google.adk.events._abort_events import _INVOCATION_ABORTED as ABORTED_CODE
 from google.adk.events._abort_events import _build_abort_events
 from google.adk.events.event import Event
 from google.adk.runners import Runner, _find_active_task_scope
@@ -49,6 +54,60 @@ STALE_RETRIES = 3
 MAX_SNIPPETS = 10
 
 __all__ = ["ChatService", "SessionLocks", "TurnScope", "WireEvent", "wire_events"]
+
+
+def _closing_events(session: Session, invocation_id: str) -> list[Event]:
+    """What ADK's abort sealing leaves out when the invocation's last event is a scoped reply
+    (a finished subagent pass, a state write): the open scopes get a failed ``finish_task``
+    and the coordinator's unanswered calls an error response, all marked as aborted, so ADK
+    counts the scopes closed and the next question reaches the coordinator."""
+    events = [e for e in session.events if e.invocation_id == invocation_id]
+    answered = {fr.id for e in events for fr in e.get_function_responses() if fr.id}
+    scopes = {e.isolation_scope for e in events if e.isolation_scope}
+    out = [
+        Event(
+            invocation_id=invocation_id,
+            author="search_library_pipeline",
+            isolation_scope=scope,
+            content=types.Content(
+                role="user",
+                parts=[
+                    types.Part(
+                        function_response=types.FunctionResponse(
+                            name=FINISH_TASK_TOOL_NAME,
+                            response={"result": FINISH_TASK_ERROR_RESULT},
+                        )
+                    )
+                ],
+            ),
+            error_code=ABORTED_CODE,
+            error_message="The run ended without finishing this search.",
+        )
+        for scope in sorted(scopes)
+    ]
+    for event in events:
+        calls = [c for c in event.get_function_calls() if c.id and c.id not in answered]
+        if event.isolation_scope is None and calls:
+            out.append(
+                Event(
+                    invocation_id=invocation_id,
+                    author=event.author,
+                    content=types.Content(
+                        role="user",
+                        parts=[
+                            types.Part(
+                                function_response=types.FunctionResponse(
+                                    id=c.id, name=c.name, response={"error": "aborted"}
+                                )
+                            )
+                            for c in calls
+                        ],
+                    ),
+                    error_code=ABORTED_CODE,
+                    error_message="The run ended before this call finished.",
+                )
+            )
+    return out
 
 
 @dataclass
@@ -94,7 +153,7 @@ class ChatService:
             invocation_id=invocation_id,
             root_agent_name=self.runner.agent.name,
             branch=None,
-        )
+        ) or _closing_events(session, invocation_id)
         logger.warning(
             "sealing invocation %s of session %s (%s): %d event(s)",
             invocation_id,
@@ -206,8 +265,14 @@ class ChatService:
         ``started`` is a refusal (nothing was written); the caller maps it to a status."""
         async with self.locks.hold(session_id, timeout=PREVIOUS_RUN_WAIT_SECONDS):
             session = await self._session(app_name, user_id, session_id)
-            session = await self._seal_dead_scope(session)
+            try:
+                session = await self._seal_dead_scope(session)
+            except StaleSessionError:
+                raise StaleSession(
+                    "The session changed while it was being prepared; try again."
+                ) from None
             check(session)
+            known = {e.id for e in session.events}
             yield "started", {"session_id": session_id}
             for attempt in range(STALE_RETRIES + 1):
                 progress = _RunProgress()
@@ -221,12 +286,36 @@ class ChatService:
                     # Another writer (a cancelled run on another replica sealing its invocation)
                     # got in between loading the session and appending the prompt. Nothing of
                     # this turn was written yet: load again and retry.
-                    if progress.saw_event or attempt == STALE_RETRIES:
+                    if (
+                        progress.saw_event
+                        or attempt == STALE_RETRIES
+                        or await self._was_written(app_name, user_id, session_id, known, message)
+                    ):
                         raise StaleSession(
                             "The session changed while this turn was running; reload it and "
                             "try again.",
                         ) from None
                     await asyncio.sleep(0.2 * (attempt + 1))
+
+    async def _was_written(
+        self,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        known: set[str],
+        message: types.Content,
+    ) -> bool:
+        """Whether this turn's message reached the session before the stale error (ADK appends
+        it without yielding it): then a retry would ask the question twice."""
+        session = await self._session(app_name, user_id, session_id)
+        wanted = message.model_dump(exclude_none=True)
+        return any(
+            e.id not in known
+            and e.author == "user"
+            and e.content is not None
+            and e.content.model_dump(exclude_none=True) == wanted
+            for e in session.events
+        )
 
     async def _run_once(
         self,

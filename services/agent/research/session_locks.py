@@ -22,9 +22,16 @@ async def wait_through_cancellation(task: asyncio.Task[Any], timeout: float) -> 
             await asyncio.wait([task], timeout=max(0.0, deadline - loop.time()))
         except asyncio.CancelledError:
             cancelled = True
+    finished = task.done()
+    if not finished:
+        # It ignored the abort: cancel it and give it a moment to unwind before the caller
+        # releases the session, whatever happens to us meanwhile.
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.wait([task], timeout=5.0)
     if cancelled:
         raise asyncio.CancelledError
-    return task.done()
+    return finished
 
 
 class SessionLocks:

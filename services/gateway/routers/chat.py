@@ -17,22 +17,20 @@ import logging
 from collections.abc import AsyncIterator, Callable
 from typing import Any, Literal
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from services.agent.client import ChatScope
 from services.common.errors import Unavailable, ZocratesError
 from services.gateway.deps import SESSION_ID_PATTERN, SessionId, State
-from services.gateway.locks.base_chat_lock import HeldLock, SessionBusy
 from services.gateway.sse import error_frame, frame, sse_response
-from services.gateway.state import GatewayState
+from services.gateway.state import COMPACTING, GatewayState
 
 logger = logging.getLogger(__name__)
 router = APIRouter(tags=["chat"])
 
 ITEM_KEY_PATTERN = r"^[A-Z0-9]{8}$"
-COMPACTING = "compacting"
 STARTUP_WAIT_SECONDS = 60.0
 
 
@@ -92,21 +90,9 @@ async def _wait_for_startup(state: GatewayState) -> None:
         ) from None
 
 
-async def _acquire(state: GatewayState, session_id: str) -> HeldLock:
-    """The session's lock; while the previous turn's compaction runs, wait for it (bounded)
-    so the next turn starts from the compacted history instead of failing."""
-    try:
-        return await state.chat_lock.acquire(session_id)
-    except SessionBusy:
-        if await state.chat_lock.phase(session_id) != COMPACTING:
-            raise
-    return await state.chat_lock.acquire(
-        session_id, wait_seconds=state.settings.compaction_wait_seconds
-    )
-
-
 async def _stream_turn(
     state: GatewayState,
+    request: Request,
     session_id: str,
     start: Callable[[], AsyncIterator[tuple[str, dict[str, Any]]]],
 ) -> StreamingResponse:
@@ -117,9 +103,12 @@ async def _stream_turn(
     its checks pass, so everything before it is a refusal that keeps its HTTP status; the
     ``started`` event itself is not relayed.
     """
-    held = await _acquire(state, session_id)
+    held = await state.acquire_session(session_id)
     scope = contextlib.AsyncExitStack()
     await scope.enter_async_context(state.chat_lock.keep(held))
+    if await request.is_disconnected():  # gave up while waiting for a compaction: no turn
+        await scope.aclose()
+        raise Unavailable("The client went away before the turn started.", code="client_gone")
     events = start()
     scope.push_async_callback(_close, events)
     try:
@@ -139,8 +128,12 @@ async def _stream_turn(
             if first is not None and first[0] != "started":
                 yield frame(first[0], first[1])
             async for kind, data in events:
-                if kind == "done" and data.get("status") == "completed":
-                    turn["completed"] = True
+                if kind == "done" and data.get("status") == "completed" and not held.lost.is_set():
+                    # Note the coming compaction before the client hears 'done', so a next
+                    # question sent at once waits for it instead of getting 409.
+                    turn["completed"] = state.compactor is not None
+                    if turn["completed"]:
+                        await _note_compacting(state, session_id)
                 if held.lost.is_set():
                     yield error_frame(
                         Unavailable(
@@ -161,19 +154,28 @@ async def _stream_turn(
         # After the answer, still holding the lock: compact (never before the first token).
         # The response is already complete; the next /chat on this session waits for this.
         try:
-            if turn["completed"] and state.compactor is not None:
+            if turn["completed"] and not held.lost.is_set():
                 await asyncio.shield(_compact(state, session_id))
         finally:
+            with contextlib.suppress(ZocratesError):
+                await state.chat_lock.set_phase(session_id, None, ttl_seconds=0)
             await scope.aclose()
 
     return sse_response(frames(), on_close=finish)
 
 
+async def _note_compacting(state: GatewayState, session_id: str) -> None:
+    try:
+        await state.chat_lock.set_phase(
+            session_id, COMPACTING, ttl_seconds=state.settings.compaction_timeout_seconds + 5
+        )
+    except ZocratesError as exc:
+        logger.warning("cannot note the compaction of %s (%s); compacting anyway", session_id, exc)
+
+
 async def _compact(state: GatewayState, session_id: str) -> None:
     settings = state.settings
-    ttl = settings.compaction_timeout_seconds + 5
     try:
-        await state.chat_lock.set_phase(session_id, COMPACTING, ttl_seconds=ttl)
         assert state.compactor is not None
         result = await state.compactor.evaluate(
             app_name=settings.app_name, user_id=settings.user_id, session_id=session_id
@@ -187,9 +189,6 @@ async def _compact(state: GatewayState, session_id: str) -> None:
         )
     except ZocratesError as exc:  # fail open: the turn is done and the session intact
         logger.warning("post-turn compaction of %s failed open: %s", session_id, exc)
-    finally:
-        with contextlib.suppress(ZocratesError):
-            await state.chat_lock.set_phase(session_id, None, ttl_seconds=0)
 
 
 async def _close(events: AsyncIterator[Any]) -> None:
@@ -202,7 +201,7 @@ async def _close(events: AsyncIterator[Any]) -> None:
     summary="Ask a question; streams `message` events, then `done` (or `request_input`)",
     response_class=StreamingResponse,
 )
-async def chat(state: State, body: ChatBody) -> StreamingResponse:
+async def chat(state: State, body: ChatBody, request: Request) -> StreamingResponse:
     await _wait_for_startup(state)
     scope = ChatScope(
         items=[{"item_key": i.item_key, "title": i.title} for i in body.active_items or []],
@@ -212,6 +211,7 @@ async def chat(state: State, body: ChatBody) -> StreamingResponse:
     )
     return await _stream_turn(
         state,
+        request,
         body.session_id,
         lambda: state.agent.chat(
             app_name=state.settings.app_name,
@@ -228,10 +228,11 @@ async def chat(state: State, body: ChatBody) -> StreamingResponse:
     summary="Answer a deep-research checkpoint; the same turn continues as SSE",
     response_class=StreamingResponse,
 )
-async def resume(state: State, body: ResumeBody) -> StreamingResponse:
+async def resume(state: State, body: ResumeBody, request: Request) -> StreamingResponse:
     await _wait_for_startup(state)
     return await _stream_turn(
         state,
+        request,
         body.session_id,
         lambda: state.agent.resume(
             app_name=state.settings.app_name,
@@ -250,7 +251,8 @@ async def resume(state: State, body: ResumeBody) -> StreamingResponse:
 )
 async def rewind(state: State, session_id: SessionId, body: RewindBody) -> dict[str, Any]:
     await _wait_for_startup(state)
-    async with state.chat_lock.hold(session_id):
+    held = await state.acquire_session(session_id)
+    async with state.chat_lock.keep(held):
         await state.agent.rewind(
             app_name=state.settings.app_name,
             user_id=state.settings.user_id,

@@ -64,7 +64,7 @@ async def rename_session(
 @router.delete("/{session_id}", summary="Delete a session and its history")
 async def delete_session(state: State, session_id: SessionId) -> dict[str, Any]:
     try:
-        held = await state.chat_lock.acquire(session_id)
+        held = await state.acquire_session(session_id)
     except SessionBusy:
         raise SessionBusy(
             "A chat is running on this session; wait for it to finish or stop it, then delete."
