@@ -134,6 +134,24 @@ class _TracedSummarizer:
             return text
 
 
+class _ModelOnFirstUse:
+    """A model summarizer resolved when a summary is needed, not for every evaluation: a
+    closed gate must not pay for importing LiteLLM (seconds) or fail on a bad model name."""
+
+    def __init__(self, spec: str, api_base: str) -> None:
+        self.spec = spec
+        self.api_base = api_base
+
+    async def summarize(self, plan: CompactionPlan) -> str:
+        llm = await asyncio.to_thread(
+            resolve_model,
+            self.spec,
+            api_base=self.api_base,
+            api_key=os.environ.get("ZOCRATES_MODEL_API_KEY", ""),
+        )
+        return await ModelSummarizer(llm).summarize(plan)
+
+
 class Compactor:
     def __init__(
         self,
@@ -175,12 +193,7 @@ class Compactor:
         spec = config.compaction_summarizer_model
         if spec == OFFLINE_SUMMARIZER:
             return ExtractiveSummarizer(), "offline-extractive"
-        llm = resolve_model(
-            spec,
-            api_base=config.model_api_base,
-            api_key=os.environ.get("ZOCRATES_MODEL_API_KEY", ""),
-        )
-        return ModelSummarizer(llm), spec
+        return _ModelOnFirstUse(spec, config.model_api_base), spec
 
     async def evaluate(self, *, app_name: str, user_id: str, session_id: str) -> dict[str, Any]:
         started = time.perf_counter()

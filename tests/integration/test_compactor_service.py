@@ -240,3 +240,24 @@ async def test_a_concurrent_write_fails_open_and_loses_nothing(env: Env) -> None
     assert stored is not None
     assert stored.events[-1].invocation_id == "e-concurrent"  # the other writer's event is kept
     assert await env.compactions(session.id) == []
+
+
+async def test_a_bad_summarizer_model_costs_nothing_until_needed_then_fails_open(
+    env: Env,
+) -> None:
+    env.configure(compaction_summarizer_model="nonsense-model")
+    try:
+        s = SessionEvents()
+        s.chat_turn("What is a sandwich estimator?", "A robust covariance.", prompt_tokens=90)
+        session = await env.session_with(s.events)
+        result = await env.compactor.evaluate(app_name=APP, user_id=USER, session_id=session.id)
+        assert (result["outcome"], result["reason"]) == ("skipped", "few_turns")
+        s = SessionEvents()
+        for i in range(5):
+            s.chat_turn(f"Random slopes, part {i}?", "They vary.", prompt_tokens=120_000)
+        session = await env.session_with(s.events)
+        result = await env.compactor.evaluate(app_name=APP, user_id=USER, session_id=session.id)
+        assert (result["outcome"], result["reason"]) == ("failed_open", "invalid_model")
+        assert await env.compactions(session.id) == []
+    finally:
+        env.configure(compaction_summarizer_model="offline")
