@@ -17,35 +17,38 @@ from services.common.errors import (
 from services.common.telemetry import inject_context
 
 
-class _TraceContextInterceptor(
-    grpc.aio.UnaryUnaryClientInterceptor, grpc.aio.UnaryStreamClientInterceptor
-):
-    """Adds the current W3C trace context to every outgoing call's metadata."""
+def _with_context(details: grpc.aio.ClientCallDetails) -> grpc.aio.ClientCallDetails:
+    """``details`` with the current W3C trace context added to its metadata."""
+    carrier: dict[str, str] = {}
+    inject_context(carrier)
+    if not carrier:
+        return details
+    metadata = grpc.aio.Metadata(*(details.metadata or ()))
+    for key, value in carrier.items():
+        metadata.add(key, value)
+    return grpc.aio.ClientCallDetails(
+        details.method, details.timeout, metadata, details.credentials, details.wait_for_ready
+    )
 
-    def _with_context(self, details: grpc.aio.ClientCallDetails) -> grpc.aio.ClientCallDetails:
-        carrier: dict[str, str] = {}
-        inject_context(carrier)
-        if not carrier:
-            return details
-        metadata = grpc.aio.Metadata(*(details.metadata or ()))
-        for key, value in carrier.items():
-            metadata.add(key, value)
-        return grpc.aio.ClientCallDetails(
-            details.method, details.timeout, metadata, details.credentials, details.wait_for_ready
-        )
 
+# One class per call type: grpc.aio files an interceptor under the first interceptor type it is
+# an instance of, so a class that is both would never see server-streaming calls (Chat, Resume,
+# SyncLibrary would start new traces).
+class _UnaryTraceContext(grpc.aio.UnaryUnaryClientInterceptor):
     async def intercept_unary_unary(self, continuation, client_call_details, request):  # type: ignore[no-untyped-def]
-        return await continuation(self._with_context(client_call_details), request)
+        return await continuation(_with_context(client_call_details), request)
 
+
+class _StreamTraceContext(grpc.aio.UnaryStreamClientInterceptor):
     async def intercept_unary_stream(self, continuation, client_call_details, request):  # type: ignore[no-untyped-def]
-        return await continuation(self._with_context(client_call_details), request)
+        return await continuation(_with_context(client_call_details), request)
 
 
 def open_channel(address: str) -> grpc.aio.Channel:
     """An insecure channel to ``address`` (host:port or unix:path) that carries trace context."""
     return grpc.aio.insecure_channel(
         address,
-        interceptors=[_TraceContextInterceptor()],
+        interceptors=[_UnaryTraceContext(), _StreamTraceContext()],
         options=[
             ("grpc.max_receive_message_length", 64 * 1024 * 1024),
             ("grpc.max_send_message_length", 64 * 1024 * 1024),

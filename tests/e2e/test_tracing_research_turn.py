@@ -1,0 +1,105 @@
+"""One research turn is one trace across every service: `zocrates run` with
+ZOCRATES_OTLP_ENDPOINT set, a chat sent with a caller's W3C traceparent, and a local collector
+speaking OTLP's real wire format receives spans from the gateway, the agent (its gRPC handler
+and ADK's own agent/LLM/tool spans), the sessions service, the reranker and the compactor, all
+in the caller's trace."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+import time
+from concurrent import futures
+
+import grpc
+import httpx
+from opentelemetry.proto.collector.trace.v1 import trace_service_pb2_grpc
+
+from tests.e2e.test_tracing_export import _Collector
+from tests.support import zotero_fixture as zf
+from tests.support.ports import free_base_port
+from tests.support.processes import ROOT
+
+ZOCRATES = pathlib.Path(sys.executable).parent / "zocrates"
+TRACE_ID = "5bf92f3577b34da6a3ce929d0e0e4737"
+
+
+def test_a_research_turn_is_one_trace_across_the_services(tmp_path: pathlib.Path) -> None:
+    collector = _Collector()
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
+    trace_service_pb2_grpc.add_TraceServiceServicer_to_server(collector, server)
+    otlp_port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    zotero_dir = zf.build_zotero_library(tmp_path / "Zotero", files=["lme4__lmer.pdf"])
+    base = free_base_port()
+    env = {
+        **os.environ,
+        "ZOCRATES_PORT": str(base),
+        "ZOCRATES_ZOTERO_DIR": str(zotero_dir),
+        "ZOCRATES_OTLP_ENDPOINT": f"http://127.0.0.1:{otlp_port}",
+    }
+    log_path = tmp_path / "stack.log"
+    with log_path.open("wb") as log:
+        stack = subprocess.Popen(
+            [str(ZOCRATES), "run"],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        deadline = time.monotonic() + 180
+        while "Zocrates is running" not in log_path.read_text(errors="replace"):
+            assert stack.poll() is None, log_path.read_text(errors="replace")[-3000:]
+            assert time.monotonic() < deadline, "stack did not start"
+            time.sleep(0.2)
+        index = subprocess.run(
+            [str(ZOCRATES), "index"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+        )
+        assert index.returncode == 0, index.stderr
+        token = (zotero_dir / "zocrates-data" / "gateway.token").read_text().strip()
+        headers = {"Authorization": f"Bearer {token}"}
+        with httpx.Client(base_url=f"http://127.0.0.1:{base}", headers=headers, timeout=120) as api:
+            session_id = api.post("/sessions", json={"title": "traced"}).json()["session"]["id"]
+            body = {"session_id": session_id, "prompt": "How does lmer choose its optimizer?"}
+            traced = {**headers, "traceparent": f"00-{TRACE_ID}-00f067aa0ba902b7-01"}
+            with api.stream("POST", "/chat", json=body, headers=traced) as response:
+                assert response.status_code == 200
+                data = [
+                    json.loads(line[5:]) for line in response.iter_lines() if line[:5] == "data:"
+                ]
+            assert data[-1]["status"] == "completed", data[-1]
+            time.sleep(1.0)  # the post-turn compaction call runs after the response
+    finally:
+        os.killpg(stack.pid, signal.SIGINT)  # every service flushes its spans on the way out
+        stack.wait(timeout=60)
+    deadline = time.monotonic() + 15
+    wanted = {
+        "zocrates-gateway",
+        "zocrates-agent",
+        "zocrates-sessions",
+        "zocrates-reranker",
+        "zocrates-compactor",
+    }
+    while time.monotonic() < deadline:
+        services = {s[0] for s in collector.spans if s[2].hex() == TRACE_ID}
+        if wanted <= services:
+            break
+        time.sleep(0.2)
+    server.stop(grace=None)
+    spans = [s for s in collector.spans if s[2].hex() == TRACE_ID]
+    services = {service for service, _, _, _ in spans}
+    assert wanted <= services, sorted({(s, n) for s, n, _, _ in spans})
+    names = {(service, name) for service, name, _, _ in spans}
+    assert ("zocrates-gateway", "HTTP POST /chat") in names
+    assert ("zocrates-agent", "agent/Chat") in names
+    agent_spans = {name for service, name in names if service == "zocrates-agent"}
+    # ADK's own spans ride in the same trace: the agents, the model calls, the tools.
+    assert any("search_library" in name for name in agent_spans), agent_spans
+    assert any("search_corpus" in name for name in agent_spans), agent_spans
+    assert all(parent for _, _, _, parent in spans)  # every span hangs off the caller's
