@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from services.agent.research.harness import Ceilings
+from services.agent.research.harness import Ceilings, word_trigger
 
 CITATION_RE = re.compile(r"\[(\d{1,3})(?:\s*,\s*p+\.?\s*(\d{1,4})(?:\s*[-\u2013]\s*\d{1,4})?)?\]")
 
@@ -112,7 +112,7 @@ def checkpoint_payload(
     """What the checkpoint card shows: what was covered, what is missing, what a grant adds."""
     if extension_requested:
         trigger = "agent_request"
-    elif calls_used >= ceilings.budget or words >= 0.8 * ceilings.word_ceiling:
+    elif calls_used >= ceilings.budget or word_trigger(words, ceilings):
         trigger = "budget_exhausted"
     else:
         trigger = "gaps"

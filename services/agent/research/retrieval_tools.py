@@ -22,7 +22,6 @@ logger = logging.getLogger(__name__)
 
 CONCLUDE_SEARCH = "conclude_search"
 REQUEST_SEARCH_EXTENSION = "request_search_extension"
-RETRIEVAL_TOOL_NAMES = (SEARCH_CORPUS, GET_DOCUMENT_TOC, READ_DOCUMENT)
 MAX_BLOCKED_CALLS = 2
 
 
