@@ -64,13 +64,13 @@ describe("the built .xpi", () => {
     ]);
   });
 
-  test("manifest: Zotero 7 and 8, the plugin id, the package version", () => {
+  test("manifest: Zotero 7 to 10, the plugin id, the package version", () => {
     const manifest = JSON.parse(files.get("manifest.json"));
     assert.equal(manifest.manifest_version, 2);
     assert.equal(manifest.version, pkg.version);
     assert.deepEqual(manifest.applications.zotero.id, "zocrates@zocrates.dev");
     assert.equal(manifest.applications.zotero.strict_min_version, "6.999");
-    assert.equal(manifest.applications.zotero.strict_max_version, "8.*");
+    assert.equal(manifest.applications.zotero.strict_max_version, "10.0.*");
     for (const icon of Object.values(manifest.icons)) assert.ok(files.has(icon), icon);
   });
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { scopeFromSelection, chatFields } from "../src/scope.js";
-import { describeItem, openCitation, selectedCollection, selectionFromPane } from "../src/zotero/items.js";
+import { describeItem, openCitation, selectedCollection, selectedLibraryIDs, selectionFromPane } from "../src/zotero/items.js";
 
 function item({ id, key, title, type = "regular", parent = null, best = null, libraryID = 1 }) {
   return {
@@ -54,7 +54,18 @@ describe("Zotero glue", () => {
     assert.deepEqual(scope.collection, { key: "COLL2345", name: "Mixed" });
   });
 
-  test("the collection getter of Zotero 7/8 and of later versions", () => {
+  test("Zotero 10's selected libraries; the removed singular getter is never called", async () => {
+    const f = fakes();
+    f.pane.getSelectedLibraryIDs = () => [2];
+    f.pane.getSelectedLibraryID = () => {
+      throw new Error("ZoteroPane.getSelectedLibraryID() was removed -- use ZoteroPane.getSelectedLibraryIDs()");
+    };
+    assert.deepEqual(selectedLibraryIDs(f.pane), [2]);
+    assert.equal(await openCitation({ ...f, itemKey: "GRUP2345", page: 1 }), "selected", "found in the selected group library");
+    assert.deepEqual(selectedLibraryIDs({ getSelectedLibraryID: () => false }), [], "Zotero 7 to 9 with nothing selected");
+  });
+
+  test("the collection getter of Zotero 7 to 9 and of Zotero 10", () => {
     assert.deepEqual(selectedCollection(fakes({ collections: "plural" }).pane), { key: "COLL2345", name: "Mixed" });
     assert.equal(selectedCollection(fakes({ collections: "none" }).pane), null);
   });

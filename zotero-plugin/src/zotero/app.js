@@ -1,7 +1,7 @@
 /**
  * What the hooks dispatch to, inside Zotero. Zotero's globals are passed in by src/index.js.
  *
- * APIs used (Zotero 7 and 8): Zotero.initializationPromise / unlockPromise / uiReadyPromise,
+ * APIs used (the same in Zotero 7 to 10, test/zotero-versions.js): Zotero.initializationPromise / unlockPromise / uiReadyPromise,
  * Zotero.getMainWindows(), Zotero.PreferencePanes.register({pluginID, src, label, image})
  * (resolves to the pane's id), Zotero.Utilities.Internal.openPreferences(paneID),
  * Zotero.Reader.registerEventListener("renderTextSelectionPopup", handler, pluginID) (removed

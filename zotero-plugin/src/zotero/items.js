@@ -1,11 +1,13 @@
 /**
  * Zotero items <-> the plain data of scope.js and citations. Zotero objects are passed in.
  *
- * APIs (checked against Zotero 7.0 and 8.0 sources): ZoteroPane.getSelectedItems(),
- * ZoteroPane.getSelectedCollection() (Zotero 7/8; later versions replace it with
- * getSelectedCollections()), ZoteroPane.getSelectedLibraryID(), Zotero.Items
- * .getByLibraryAndKey(libraryID, key), item.isRegularItem(), item.isAttachment(),
- * item.getBestAttachment(), item.getDisplayTitle(), item.parentItem,
+ * APIs (checked against Zotero 7.0.32, 8.0.5, 9.0.6 and 10.0.1 sources; test/zotero-versions.js
+ * has the surface of each): ZoteroPane.getSelectedItems(); the selected collection and library
+ * through getSelectedCollections() / getSelectedLibraryIDs() where they exist (Zotero 10 on),
+ * else getSelectedCollection() / getSelectedLibraryID() (Zotero 7 to 9; in 10 they are stubs
+ * that throw, so the new names are tried first and the old ones are never called there);
+ * Zotero.Items.getByLibraryAndKey(libraryID, key), item.isRegularItem(), item.isAttachment(),
+ * item.getBestAttachment() (regular items only), item.getDisplayTitle(), item.parentItem,
  * Zotero.Reader.open(itemID, {pageIndex}), ZoteroPane.selectItem(itemID).
  */
 
@@ -47,12 +49,22 @@ export function selectionFromPane(pane) {
   };
 }
 
+/** The libraries selected in the collection tree (Zotero 10 can select several). */
+export function selectedLibraryIDs(pane) {
+  if (!pane) return [];
+  if (typeof pane.getSelectedLibraryIDs === "function") return [...(pane.getSelectedLibraryIDs() || [])];
+  if (typeof pane.getSelectedLibraryID === "function") {
+    const id = pane.getSelectedLibraryID();
+    return id == null || id === false ? [] : [id];
+  }
+  return [];
+}
+
 /** The item with that key in the selected library, else the user's library. */
 export function findItem(Zotero, pane, key) {
   const ids = [];
   try {
-    const selected = pane?.getSelectedLibraryID?.();
-    if (selected != null) ids.push(selected);
+    ids.push(...selectedLibraryIDs(pane));
   } catch {
     // no library selected
   }

@@ -1,5 +1,6 @@
 /**
- * The chat pane in a Zotero main window (Zotero 7 and 8).
+ * The chat pane in a Zotero main window (Zotero 7 to 10; the layout it docks into is the same in
+ * all four, test/zotero-versions.js).
  *
  * Where: docked at the right edge of the window, after `#zotero-context-pane`, in the box
  * that also holds `#tabs-deck` (zoteroPane.xhtml: `#zotero-pane-stack > hbox > #tabs-deck,

@@ -1,0 +1,227 @@
+/**
+ * The built .xpi against the API surface of each Zotero major it declares (7, 8, 9, 10):
+ * bootstrap.js and the bundle start, a main window loads and gets the pane, the selection,
+ * a citation, the reader's text selection and the settings go through Zotero's APIs as that
+ * version has them, then the window unloads and the plugin shuts down. A call that a version
+ * lacks fails here (test/zotero-versions.js says where each surface comes from).
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import vm from "node:vm";
+import { buildPlugin } from "../scripts/build.mjs";
+import { readZip } from "../scripts/zip.mjs";
+import { ANSWER, jsonResponse, pausedSession, SESSION_ID } from "./fixtures.js";
+import { fakeFiles } from "./fake-zotero.js";
+import { ZOTERO_VERSIONS, zoteroSurface } from "./zotero-versions.js";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
+const PLUGIN_ID = "zocrates@zocrates.dev";
+const ROOT_URI = `jar:file:///profile/extensions/${PLUGIN_ID}.xpi!/`;
+const LME4 = { id: 11, key: "ABCD2345", title: "Fitting Linear Mixed-Effects Models Using lme4", attachment: { id: 12, key: "ATTA2345" } };
+const BRMS = { id: 21, key: "BRMS7890", title: "brms: An R Package for Bayesian Multilevel Models", attachment: { id: 22, key: "ATTB7890" } };
+const COLLECTION = { key: "COLL2345", name: "Mixed models", libraryID: 1 };
+
+/** GET /sessions/{id}: the paused turn's question, then its completed answer. */
+function completedSession() {
+  const session = pausedSession();
+  const [question] = session.messages;
+  return {
+    ...session,
+    messages: [
+      question,
+      { id: "a9", role: "assistant", author: "synthesizer", text: ANSWER, thought: false, timestamp: 1726000009, invocation_id: question.invocation_id, intermediate: false },
+    ],
+    pending_hitl: null,
+  };
+}
+
+/** The gateway as the plugin meets it at start-up: register, the chat list, one chat. */
+function gatewayFetch(requests) {
+  return async (url, init = {}) => {
+    const { pathname } = new URL(url);
+    requests.push(`${init.method || "GET"} ${pathname}`);
+    if (pathname === "/register") return jsonResponse({ status: "success", zotero_data_dir: "/home/me/Zotero" });
+    if (pathname === "/sessions") {
+      return jsonResponse({ status: "success", sessions: [{ id: SESSION_ID, title: "lmer optimizers", created_at: 1726000000, updated_at: 1726000100, event_count: 2 }] });
+    }
+    if (pathname === `/sessions/${SESSION_ID}`) return jsonResponse({ status: "success", session: completedSession() });
+    return jsonResponse({ status: "error", code: "not_found", message: pathname }, 404);
+  };
+}
+
+/** Objects made inside the plugin's sandbox (another realm) as plain data. */
+const plain = (value) => JSON.parse(JSON.stringify(value));
+
+async function until(check, what, ms = 3000) {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = check();
+    if (value) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+let out;
+let files;
+before(async () => {
+  out = mkdtempSync(path.join(tmpdir(), "zocrates-versions-"));
+  files = await readZip(readFileSync((await buildPlugin({ out })).xpi));
+});
+after(() => rmSync(out, { recursive: true, force: true }));
+
+test("the manifest declares Zotero 7.0 to 10.0.* and nothing newer", () => {
+  const zotero = JSON.parse(files.get("manifest.json")).applications.zotero;
+  assert.equal(zotero.strict_min_version, "6.999");
+  assert.equal(zotero.strict_max_version, "10.0.*");
+  assert.ok(zotero.update_url.startsWith("https://"), "every version requires update_url");
+  const declared = (v) => Number.parseInt(v, 10) <= Number.parseInt(zotero.strict_max_version, 10);
+  for (const { major } of ZOTERO_VERSIONS) assert.ok(declared(String(major)), `Zotero ${major} is declared`);
+  assert.ok(!declared("11"), "Zotero 11 is not feature-frozen: it must not be declared");
+});
+
+test("Fluent files sit directly in locale/<locale>/ under names no other plugin has", () => {
+  const ftl = [...files.keys()].filter((n) => n.endsWith(".ftl"));
+  assert.ok(ftl.length >= 3);
+  // Zotero 9.0.2+ merges every plugin's files into one source: only these are registered,
+  // and a name another plugin also uses would clash.
+  for (const name of ftl) assert.match(name, /^locale\/[a-z]{2}-[A-Z]{2}\/zocrates-[a-z-]+\.ftl$/);
+});
+
+for (const { major, version } of ZOTERO_VERSIONS) {
+  describe(`Zotero ${version} (API surface of ${major})`, () => {
+    test("start-up, a window with the pane, selection, citation, reader selection, settings, unload, shutdown", async () => {
+      const z = zoteroSurface(major, { items: [LME4, BRMS], collection: COLLECTION });
+      const requests = [];
+      const { IOUtils, PathUtils } = fakeFiles({ "/home/me/Zotero/zocrates-data/gateway.token": "tok" });
+      let chrome = null;
+      const globals = {
+        Zotero: z.Zotero,
+        fetch: gatewayFetch(requests),
+        IOUtils,
+        PathUtils,
+        TextDecoder,
+        APP_SHUTDOWN: 2,
+        Components: {
+          classes: {
+            "@mozilla.org/addons/addon-manager-startup;1": {
+              getService: () => ({
+                registerChrome: (uri, entries) => {
+                  chrome = { uri, entries, destructed: false };
+                  return { destruct: () => (chrome.destructed = true) };
+                },
+              }),
+            },
+          },
+          interfaces: { amIAddonManagerStartup: {} },
+        },
+        Services: {
+          io: { newURI: (s) => s },
+          scriptloader: {
+            loadSubScript(url, ctx) {
+              vm.runInContext(files.get(url.slice(ROOT_URI.length)).toString(), vm.createContext({ ...globals, ...ctx }));
+            },
+          },
+        },
+      };
+      const sandbox = vm.createContext({ ...globals });
+      vm.runInContext(files.get("bootstrap.js").toString(), sandbox);
+
+      // start-up: chrome, the bundle, settings pane, reader popup listener, the open window
+      await sandbox.startup({ id: PLUGIN_ID, version: pkg.version, rootURI: ROOT_URI }, 1);
+      const plugin = z.Zotero.Zocrates;
+      assert.ok(plugin?.data.initialized, "Zotero.Zocrates is set up");
+      assert.deepEqual(JSON.parse(JSON.stringify(chrome.entries)), [["content", "zocrates", `${ROOT_URI}content/`]]);
+      assert.equal(z.panes.length, 1);
+      assert.equal(z.panes[0].pluginID, PLUGIN_ID);
+      assert.equal(z.panes[0].src, `${ROOT_URI}content/preferences.xhtml`);
+      assert.deepEqual(z.readerListeners.map((l) => [l.type, l.pluginID]), [["renderTextSelectionPopup", PLUGIN_ID]]);
+      await plugin.data.registering;
+      assert.equal(plugin.data.registration.ok, true);
+
+      const doc = z.document;
+      const container = doc.getElementById("zocrates-pane-container");
+      assert.ok(container, "the pane is in the main window");
+      const dock = doc.getElementById("zotero-context-pane");
+      assert.equal(dock.nextElementSibling.id, "zocrates-pane-resizer");
+      assert.equal(dock.nextElementSibling.nextElementSibling, container, "docked after the context pane");
+      assert.deepEqual(z.ftl, ["zocrates-addon.ftl", "zocrates-sidebar.ftl"]);
+      assert.ok(doc.getElementById("zocrates-stylesheet"));
+
+      // the chat list and the last chat load; the answer's citations are links
+      const mounted = plugin.data.windows.get(z.window);
+      const controller = mounted.pane.controller;
+      await until(() => controller.state.session?.id === SESSION_ID && controller.state.messages.length === 2, "the chat");
+      assert.deepEqual(requests.slice(0, 1), ["POST /register"]);
+
+      // selection: the items and collection as this version's ZoteroPane gives them
+      z.select();
+      mounted.pane.refreshSelection();
+      const selection = controller.state.selection;
+      assert.deepEqual(plain(selection.selectedItems.map((i) => i.key)), [LME4.key, BRMS.key]);
+      assert.deepEqual(plain(selection.collection), { key: COLLECTION.key, name: COLLECTION.name });
+      const called = new Set(z.calls.map((c) => c.name));
+      if (major >= 10) {
+        assert.ok(called.has("ZoteroPane.getSelectedCollections"));
+        assert.ok(!called.has("ZoteroPane.getSelectedCollection"), "the removed getter is never called");
+      } else {
+        assert.ok(called.has("ZoteroPane.getSelectedCollection"));
+      }
+
+      // a citation opens the cited paper's PDF at the cited page (0-based pageIndex)
+      mounted.pane.view.render();
+      const link = await until(() => [...container.querySelectorAll("a.zocrates-citation")].find((a) => a.getAttribute("data-item-key") === LME4.key), "a citation link");
+      assert.equal(link.getAttribute("data-page"), "3");
+      link.dispatchEvent(new doc.defaultView.Event("click", { bubbles: true, cancelable: true }));
+      const opened = await until(() => z.calls.find((c) => c.name === "Zotero.Reader.open"), "Zotero.Reader.open");
+      assert.deepEqual(plain(opened.args.slice(0, 2)), [LME4.attachment.id, { pageIndex: 2 }]);
+      if (major >= 10) assert.ok(z.calls.some((c) => c.name === "ZoteroPane.getSelectedLibraryIDs"));
+      else assert.ok(z.calls.some((c) => c.name === "ZoteroPane.getSelectedLibraryID"));
+
+      // a reader tab: the scope offers the open paper; its text selection can be pinned
+      const attachment = z.item(LME4.attachment.key);
+      z.openReaderTab(attachment);
+      mounted.pane.refreshSelection();
+      assert.deepEqual(plain(controller.state.selection.selectedItems.map((i) => i.key)), [LME4.attachment.key]);
+      const appended = z.selectText(attachment, "bobyqa is the default optimizer", 2);
+      assert.equal(appended.length, 1, "the popup got one button");
+      appended[0].dispatchEvent(new doc.defaultView.Event("click"));
+      assert.deepEqual(
+        plain(controller.state.scope.snippets.map((s) => [s.item_key, s.page, s.text])),
+        [[LME4.key, 3, "bobyqa is the default optimizer"]],
+      );
+
+      // the settings open at the plugin's pane
+      plugin.app.openPreferences();
+      assert.deepEqual(z.calls.find((c) => c.name === "Zotero.Utilities.Internal.openPreferences").args, [`${PLUGIN_ID}-pane`]);
+
+      // window unload, then shutdown: nothing of the plugin is left behind
+      await sandbox.onMainWindowUnload({ window: z.window }, 1);
+      assert.equal(doc.getElementById("zocrates-pane-container"), null);
+      assert.equal(doc.getElementById("zocrates-stylesheet"), null);
+      assert.equal(z.listenerCount(), 0, "selection listeners removed");
+      assert.equal(z.observers.size, 0, "notifier observers removed");
+      await sandbox.onMainWindowLoad({ window: z.window }, 1);
+      assert.ok(doc.getElementById("zocrates-pane-container"), "a window loaded again gets the pane again");
+      await sandbox.shutdown({ id: PLUGIN_ID }, 4);
+      assert.equal(z.Zotero.Zocrates, undefined);
+      assert.equal(chrome.destructed, true);
+      assert.equal(doc.getElementById("zocrates-pane-container"), null);
+      // 7.0 to 9.0.6 drop every other plugin's listener on unregisterEventListener: Zotero
+      // removes ours by plugin ID instead.
+      assert.ok(!z.calls.some((c) => c.name === "Zotero.Reader.unregisterEventListener"));
+
+      // what the plugin looked for and this version does not have: only its feature tests
+      // (and its own Zotero.Zocrates, read before it is set)
+      const expectedAbsent = major >= 10 ? [] : ["ZoteroPane.getSelectedCollections", "ZoteroPane.getSelectedLibraryIDs"];
+      const own = (n) => n === "Zotero.Zocrates" || n.startsWith("item.") || n.startsWith("collection.");
+      assert.deepEqual([...z.absent].filter((n) => !own(n)).sort(), expectedAbsent.sort());
+      assert.deepEqual(z.log.filter((m) => /error|could not|failed/i.test(m)), [], "nothing went wrong in the log");
+    });
+  });
+}
