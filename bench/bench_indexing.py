@@ -38,7 +38,7 @@ async def run(args: argparse.Namespace) -> None:
             pages = last.pages_done
             rows.append((label, wall, pages, last.added + last.updated, last.unchanged))
         status = await library.status()
-        library.close()
+        await library.aclose()
         await reranker.close()
     print(
         f"embedding model: {status['embedding_model']}; chunks: {status['chunks']}; index {status['index_bytes'] / 1e6:.1f} MB"

@@ -74,7 +74,7 @@ async def run(args: argparse.Namespace) -> None:
                         print(
                             f"    miss@5 {q['id']} ({q['file']} p{q['pages']}): {q['question'][:90]}"
                         )
-        library.close()
+        await library.aclose()
         await reranker.close()
 
 

@@ -148,7 +148,7 @@ async def run(args: argparse.Namespace) -> None:
                     f"{percentile(times, 0.95):>7.1f} {dense.matrix.nbytes / 1e6:>11.0f}"
                 )
             store.close()
-        library.close()
+        await library.aclose()
         await reranker.close()
 
 

@@ -14,6 +14,45 @@ from zocrates.agent.v1 import agent_pb2_grpc as pb_grpc
 from services.common.grpc_client import ServiceClient, error_from_rpc
 
 
+def keyword_phase_dict(k: pb.KeywordPhase) -> dict[str, Any]:
+    return {
+        "running": k.running,
+        "items_done": k.items_done,
+        "items_total": k.items_total,
+        "items_pending": k.items_pending,
+        "pages_done": k.pages_done,
+        "pages_total": k.pages_total,
+        "pages_pending": k.pages_pending,
+        "pages_per_second": round(k.pages_per_second, 2),
+        "eta_seconds": round(k.eta_seconds, 1),
+    }
+
+
+def embedding_phase_dict(e: pb.EmbeddingPhase) -> dict[str, Any]:
+    return {
+        "running": e.running,
+        "chunks_total": e.chunks_total,
+        "chunks_embedded": e.chunks_embedded,
+        "chunks_pending": e.chunks_pending,
+        "chunks_per_second": round(e.chunks_per_second, 2),
+        "eta_seconds": round(e.eta_seconds, 1),
+        "error": e.error,
+    }
+
+
+def problem_dict(p: pb.AttachmentProblem) -> dict[str, Any]:
+    return {
+        "attachment_key": p.attachment_key,
+        "item_key": p.item_key,
+        "title": p.title,
+        "path": p.path,
+        "state": p.state,
+        "reason": p.reason,
+        "pages": p.pages,
+        "pages_without_text": p.pages_without_text,
+    }
+
+
 def progress_dict(p: pb.SyncProgress) -> dict[str, Any]:
     return {
         "phase": p.phase,
@@ -29,8 +68,11 @@ def progress_dict(p: pb.SyncProgress) -> dict[str, Any]:
         "removed": p.removed,
         "unchanged": p.unchanged,
         "failed": p.failed,
+        "no_text": p.no_text,
         "elapsed_seconds": round(p.elapsed_seconds, 2),
         "message": p.message,
+        "keyword": keyword_phase_dict(p.keyword),
+        "embedding": embedding_phase_dict(p.embedding),
     }
 
 
@@ -65,12 +107,15 @@ class AgentClient(ServiceClient):
         self.stub = pb_grpc.AgentServiceStub(self.channel)
 
     async def sync(
-        self, *, zotero_data_dir: str = "", full: bool = False
+        self, *, zotero_data_dir: str = "", full: bool = False, follow_embedding: bool = False
     ) -> AsyncIterator[dict[str, Any]]:
         """Progress of a library sync, until its final ("done") update. No deadline: a first
-        index of a large library takes a while; cancelling the iteration cancels the sync."""
+        index of a large library takes a while; cancelling the iteration during the keyword
+        phase cancels the sync (the embedding phase runs on regardless)."""
         call = self.stub.SyncLibrary(
-            pb.SyncLibraryRequest(zotero_data_dir=zotero_data_dir, full=full)
+            pb.SyncLibraryRequest(
+                zotero_data_dir=zotero_data_dir, full=full, follow_embedding=follow_embedding
+            )
         )
         try:
             async for progress in call:
@@ -93,7 +138,18 @@ class AgentClient(ServiceClient):
             "embedding_model": s.embedding_model,
             "embedding_dim": s.embedding_dim,
             "index_bytes": s.index_bytes,
+            "keyword_phase": keyword_phase_dict(s.keyword_phase),
+            "embedding_phase": embedding_phase_dict(s.embedding_phase),
+            "attachment_states": dict(s.attachment_states),
+            "problems": [problem_dict(p) for p in s.problems],
         }
+
+    async def prioritize(self, item_keys: list[str]) -> int:
+        """Move these items to the front of the embedding queue; their chunks still pending."""
+        reply = await self.call(
+            self.stub.PrioritizeItems, pb.PrioritizeItemsRequest(item_keys=item_keys)
+        )
+        return int(reply.chunks_pending)
 
     async def search(
         self,

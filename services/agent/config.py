@@ -42,6 +42,12 @@ class AgentSettings(CommonSettings):
         default=None,
         description="Folder of the library index. Default: <data dir>/library.",
     )
+    index_workers: int = Field(
+        default=0,
+        ge=0,
+        le=16,
+        description=("Processes that extract text while indexing (0: one per core, at most 2)."),
+    )
     base_attachment_dir: pathlib.Path | None = Field(
         default=None,
         description=(

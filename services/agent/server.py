@@ -69,6 +69,7 @@ class AgentServer:
             reranker=self.reranker,
             embedding_model=model,
             base_attachment_dir=self.settings.base_attachment_dir,
+            index_workers=self.settings.index_workers or None,
         )
         await self.library.open()
         research = ResearchRuntime(
@@ -87,7 +88,7 @@ class AgentServer:
     async def stop(self) -> None:
         await self.runtime.stop()
         if self.library is not None:
-            self.library.close()
+            await self.library.aclose()
         await self.reranker.close()
         await self.sessions.close()
         await self.openalex.aclose()

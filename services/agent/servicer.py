@@ -19,6 +19,10 @@ from services.agent.research.runtime import ResearchRuntime
 from services.common.errors import InvalidArgument
 
 
+def _embedding_phase(e: dict[str, Any]) -> pb.EmbeddingPhase:
+    return pb.EmbeddingPhase(**e) if e else pb.EmbeddingPhase()
+
+
 def _progress(p: SyncProgress) -> pb.SyncProgress:
     return pb.SyncProgress(
         phase=p.phase,
@@ -36,6 +40,19 @@ def _progress(p: SyncProgress) -> pb.SyncProgress:
         failed=p.failed,
         elapsed_seconds=p.elapsed_seconds,
         message=p.message,
+        no_text=p.no_text,
+        keyword=pb.KeywordPhase(
+            running=p.phase in ("scanning", "indexing"),
+            items_done=p.items_done,
+            items_total=p.items_total,
+            items_pending=p.items_pending,
+            pages_done=p.pages_done,
+            pages_total=p.pages_total,
+            pages_pending=p.pages_pending,
+            pages_per_second=p.pages_per_second,
+            eta_seconds=p.eta_seconds,
+        ),
+        embedding=_embedding_phase(p.embedding),
     )
 
 
@@ -120,9 +137,17 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
         self, request: pb.SyncLibraryRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[pb.SyncProgress]:
         async for progress in self._library.sync(
-            zotero_dir=request.zotero_data_dir, full=request.full
+            zotero_dir=request.zotero_data_dir,
+            full=request.full,
+            follow_embedding=request.follow_embedding,
         ):
             yield _progress(progress)
+
+    async def PrioritizeItems(
+        self, request: pb.PrioritizeItemsRequest, context: grpc.aio.ServicerContext
+    ) -> pb.PrioritizeItemsReply:
+        pending = await self._library.prioritize_items(list(request.item_keys))
+        return pb.PrioritizeItemsReply(chunks_pending=pending)
 
     async def GetLibraryStatus(
         self, request: pb.GetLibraryStatusRequest, context: grpc.aio.ServicerContext
@@ -139,6 +164,10 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
             embedding_model=s["embedding_model"],
             embedding_dim=s["embedding_dim"],
             index_bytes=s["index_bytes"],
+            keyword_phase=pb.KeywordPhase(**s["keyword_phase"]),
+            embedding_phase=_embedding_phase(s["embedding_phase"]),
+            attachment_states=s["attachment_states"],
+            problems=[pb.AttachmentProblem(**p) for p in s["problems"]],
         )
 
     async def SearchLibrary(

@@ -53,6 +53,7 @@ async def _library(
 
 
 async def _sync(library: Library, **kwargs: object) -> list[SyncProgress]:
+    kwargs.setdefault("follow_embedding", True)
     return [SyncProgress(**vars(p)) async for p in library.sync(**kwargs)]  # type: ignore[arg-type]
 
 
@@ -65,7 +66,7 @@ async def full(
     library = await _library(tmp, zotero_dir, reranker)
     progress = await _sync(library)
     yield library, progress, zotero_dir
-    library.close()
+    await library.aclose()
 
 
 def _key(file: str) -> str:
@@ -218,7 +219,7 @@ async def small(
     first = await _sync(library)
     assert first[-1].added == 5
     yield library, zotero_dir
-    library.close()
+    await library.aclose()
 
 
 def _small_keys() -> list[str]:

@@ -15,7 +15,7 @@ import json
 import pathlib
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -23,7 +23,14 @@ import numpy as np
 
 from services.agent.library import terms
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
+
+# What became of an attachment (``attachments.state``); ``error`` says why for the last three.
+STATE_INDEXED = "indexed"  # text, TOC and chunks written: keyword-searchable
+STATE_NO_TEXT = "no_text"  # a PDF without a text layer (scanned pages): it needs OCR
+STATE_FAILED = "failed"  # unreadable: corrupt, encrypted, the reader crashed or timed out
+STATE_MISSING = "missing"  # the file is gone and there is no full-text cache
+ATTACHMENT_STATES = (STATE_INDEXED, STATE_NO_TEXT, STATE_FAILED, STATE_MISSING)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -60,7 +67,9 @@ CREATE TABLE IF NOT EXISTS attachments (
     page_count INTEGER NOT NULL DEFAULT 0,
     embedding_model TEXT,
     indexed_at REAL,
-    error TEXT
+    error TEXT,
+    state TEXT NOT NULL DEFAULT 'indexed',
+    empty_pages INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS attachments_item ON attachments(item_key);
 CREATE TABLE IF NOT EXISTS pages (
@@ -91,6 +100,9 @@ CREATE TABLE IF NOT EXISTS chunks (
 );
 CREATE INDEX IF NOT EXISTS chunks_attachment ON chunks(attachment_key);
 CREATE INDEX IF NOT EXISTS chunks_item ON chunks(item_key);
+-- The embedding queue: chunks written by the keyword phase that have no vector yet.
+CREATE INDEX IF NOT EXISTS chunks_pending ON chunks(id) WHERE embedding IS NULL;
+CREATE INDEX IF NOT EXISTS chunks_pending_item ON chunks(item_key, id) WHERE embedding IS NULL;
 CREATE TABLE IF NOT EXISTS term_df (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     text, section, content='chunks', content_rowid='id', tokenize='porter unicode61'
@@ -106,6 +118,30 @@ END;
 """
 
 
+def embedding_text(title: str, section: str | None, text: str) -> str:
+    """What the embedder reads for a chunk: where it is (paper and section), then the text."""
+    head = f"{title} - {section}" if section else title
+    return f"{head}\n{text}"
+
+
+def _add_missing_columns(conn: sqlite3.Connection) -> None:
+    """Columns added since schema 1, for an index written by an older version."""
+    has_table = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'attachments'"
+    ).fetchone()
+    if not has_table:
+        return
+    columns = {r[1] for r in conn.execute("PRAGMA table_info(attachments)")}
+    if "state" not in columns:
+        conn.execute("ALTER TABLE attachments ADD COLUMN state TEXT NOT NULL DEFAULT 'indexed'")
+        conn.execute("UPDATE attachments SET state = 'missing' WHERE source = 'none'")
+        conn.execute(
+            "UPDATE attachments SET state = 'failed' WHERE error IS NOT NULL AND source != 'none'"
+        )
+    if "empty_pages" not in columns:
+        conn.execute("ALTER TABLE attachments ADD COLUMN empty_pages INTEGER NOT NULL DEFAULT 0")
+
+
 class IndexStore:
     """Thread-safe access to the index file: one writer connection, readers per thread."""
 
@@ -116,6 +152,7 @@ class IndexStore:
         self._write_lock = threading.Lock()
         conn = self._connect()
         try:  # executescript commits by itself; each statement is idempotent
+            _add_missing_columns(conn)
             conn.executescript(_SCHEMA)
             conn.execute(
                 "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)",
@@ -127,6 +164,21 @@ class IndexStore:
             conn.close()
         if has_chunks and not has_stats:  # an index written before term statistics existed
             self.rebuild_term_df()
+
+    def reset_embeddings(self, model: str) -> int:
+        """Forget every vector if they were made by another model than ``model``; the
+        embedding phase then recomputes them while keyword search keeps working. Returns how
+        many vectors were dropped."""
+        if self.get_meta("embedding_model") in (None, model):
+            with self.writer() as conn:
+                self.set_meta(conn, "embedding_model", model)
+            return 0
+        with self.writer() as conn:
+            dropped = conn.execute(
+                "UPDATE chunks SET embedding = NULL WHERE embedding IS NOT NULL"
+            ).rowcount
+            self.set_meta(conn, "embedding_model", model)
+        return int(dropped)
 
     def rebuild_term_df(self) -> None:
         """Recompute every word's document frequency from the chunks."""
@@ -195,7 +247,7 @@ class IndexStore:
     def attachment_rows(self) -> dict[str, dict[str, Any]]:
         cur = self.reader().execute(
             "SELECT attachment_key, item_key, path, size, mtime_ns, content_hash, source, "
-            "page_count, embedding_model, error FROM attachments"
+            "page_count, embedding_model, error, state FROM attachments"
         )
         cols = [d[0] for d in cur.description]
         return {row[0]: dict(zip(cols, row, strict=True)) for row in cur.fetchall()}
@@ -208,9 +260,105 @@ class IndexStore:
             ("attachments", "SELECT count(*) FROM attachments WHERE source != 'none'"),
             ("pages", "SELECT coalesce(sum(page_count), 0) FROM attachments"),
             ("chunks", "SELECT count(*) FROM chunks"),
+            ("chunks_pending", "SELECT count(*) FROM chunks WHERE embedding IS NULL"),
+            (
+                "pages_pending",
+                "SELECT coalesce(sum(page_count), 0) FROM attachments WHERE state = 'indexed' "
+                "AND attachment_key IN (SELECT DISTINCT attachment_key FROM chunks "
+                "WHERE embedding IS NULL)",
+            ),
         ):
             out[name] = int(conn.execute(sql).fetchone()[0])
+        states = dict.fromkeys(ATTACHMENT_STATES, 0)
+        for state, n in conn.execute("SELECT state, count(*) FROM attachments GROUP BY state"):
+            states[state] = int(n)
+        out["attachment_states"] = states  # type: ignore[assignment]
         return out
+
+    def problem_attachments(self, limit: int = 10) -> list[dict[str, Any]]:
+        """The attachments that are not fully searchable, worst first: unreadable ones, then
+        PDFs without a text layer (biggest first: the most to lose), then missing files."""
+        cur = self.reader().execute(
+            "SELECT a.attachment_key, a.item_key, coalesce(i.title, ''), a.path, a.state, "
+            "a.error, a.page_count, a.empty_pages FROM attachments a "
+            "LEFT JOIN items i ON i.item_key = a.item_key "
+            "WHERE a.state != 'indexed' OR a.empty_pages > 0 "
+            "ORDER BY CASE a.state WHEN 'failed' THEN 0 WHEN 'no_text' THEN 1 "
+            "WHEN 'missing' THEN 2 ELSE 3 END, a.empty_pages DESC, a.page_count DESC, "
+            "a.attachment_key LIMIT ?",
+            (limit,),
+        )
+        cols = ("attachment_key", "item_key", "title", "path", "state", "reason", "pages")
+        out = []
+        for row in cur.fetchall():
+            data = dict(zip(cols, row[:7], strict=True))
+            data["pages_without_text"] = int(row[7])
+            data["reason"] = data["reason"] or ""
+            out.append(data)
+        return out
+
+    # ---- the embedding queue ----
+
+    def queue_counts(self) -> tuple[int, int]:
+        """(chunks, chunks without a vector)."""
+        conn = self.reader()
+        total = int(conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+        pending = int(
+            conn.execute("SELECT count(*) FROM chunks WHERE embedding IS NULL").fetchone()[0]
+        )
+        return total, pending
+
+    def pending_chunks(
+        self, limit: int, *, item_keys: Sequence[str] | None = None
+    ) -> list[tuple[int, str, str]]:
+        """Up to ``limit`` chunks without a vector, oldest first (of ``item_keys`` only, when
+        given): (chunk id, item key, the text to embed: title - section, then the passage)."""
+        conn = self.reader()
+        sql = (
+            "SELECT c.id, c.item_key, coalesce(i.title, ''), c.section, c.text FROM chunks c "
+            "LEFT JOIN items i ON i.item_key = c.item_key WHERE c.embedding IS NULL"
+        )
+        params: list[Any] = []
+        if item_keys is not None:
+            keys = list(item_keys)
+            if not keys:
+                return []
+            sql += f" AND c.item_key IN ({','.join('?' * len(keys))})"
+            params.extend(keys)
+        sql += " ORDER BY c.id LIMIT ?"
+        params.append(limit)
+        return [
+            (int(cid), item_key, embedding_text(title, section, text))
+            for cid, item_key, title, section, text in conn.execute(sql, params)
+        ]
+
+    def pending_count(self, item_keys: Sequence[str]) -> int:
+        """Chunks of these items still without a vector."""
+        keys = list(item_keys)
+        marks = ",".join("?" * len(keys))
+        row = (
+            self.reader()
+            .execute(
+                f"SELECT count(*) FROM chunks WHERE embedding IS NULL AND item_key IN ({marks})",
+                keys,
+            )
+            .fetchone()
+        )
+        return int(row[0])
+
+    def store_vectors(self, ids: Sequence[int], vectors: np.ndarray) -> list[int]:
+        """Write the vectors of chunks that still exist and still have none; returns the ids
+        written (a chunk re-indexed meanwhile has a new id and is skipped)."""
+        written: list[int] = []
+        with self.writer() as conn:
+            for cid, vector in zip(ids, vectors, strict=True):
+                cur = conn.execute(
+                    "UPDATE chunks SET embedding = ? WHERE id = ? AND embedding IS NULL",
+                    (np.asarray(vector, dtype=np.float32).tobytes(), int(cid)),
+                )
+                if cur.rowcount:
+                    written.append(int(cid))
+        return written
 
     def item(self, item_key: str) -> dict[str, Any] | None:
         cur = self.reader().execute(

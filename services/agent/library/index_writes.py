@@ -12,6 +12,7 @@ import numpy as np
 
 from services.agent.library import terms
 from services.agent.library.chunking import Chunk
+from services.agent.library.index_store import STATE_FAILED, STATE_INDEXED
 from services.agent.library.toc import TocEntry
 from services.agent.library.zotero import LibrarySnapshot
 
@@ -25,13 +26,14 @@ ON CONFLICT(item_key) DO UPDATE SET
     doi = excluded.doi, abstract = excluded.abstract, tags = excluded.tags
 """
 _INSERT_MISSING = """
-INSERT INTO attachments(attachment_key, item_key, path, source, page_count, error)
-VALUES (?, ?, ?, 'none', 0, 'file missing')
+INSERT INTO attachments(attachment_key, item_key, path, source, page_count, error, state)
+VALUES (?, ?, ?, 'none', 0, 'the file is missing and Zotero has no full-text cache of it',
+        'missing')
 """
 _INSERT_ATTACHMENT = """
 INSERT INTO attachments(attachment_key, item_key, path, size, mtime_ns, content_hash, source,
-                        page_count, embedding_model, indexed_at, error)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        page_count, embedding_model, indexed_at, error, state, empty_pages)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 """
 _INSERT_CHUNK = """
 INSERT INTO chunks(attachment_key, item_key, ordinal, page_start, page_end, section, text,
@@ -124,13 +126,16 @@ def write_attachment(
     mtime_ns: int,
     content_hash: str,
     source: str,
-    embedding_model: str,
     pages: Sequence[str],
     entries: Sequence[TocEntry],
     chunks: Sequence[Chunk],
-    vectors: np.ndarray,
+    state: str = STATE_INDEXED,
+    error: str | None = None,
+    empty_pages: int = 0,
+    vectors: np.ndarray | None = None,
 ) -> None:
-    """Replace everything indexed for one attachment."""
+    """Replace everything indexed for one attachment. Without ``vectors`` the chunks are
+    keyword-searchable at once and wait in the embedding queue for theirs."""
     delete_attachment(conn, attachment_key)
     conn.execute(
         _INSERT_ATTACHMENT,
@@ -143,9 +148,11 @@ def write_attachment(
             content_hash,
             source,
             len(pages),
-            embedding_model,
-            time.time(),
             None,
+            time.time(),
+            error,
+            state,
+            empty_pages,
         ),
     )
     conn.executemany(
@@ -168,7 +175,7 @@ def write_attachment(
                 c.section,
                 c.text,
                 c.word_count,
-                np.asarray(vectors[i], dtype=np.float32).tobytes(),
+                None if vectors is None else np.asarray(vectors[i], dtype=np.float32).tobytes(),
             )
             for i, c in enumerate(chunks)
         ],
@@ -197,8 +204,8 @@ def record_failure(
     source: str,
     error: str,
 ) -> None:
-    """An attachment that could not be read: nothing searchable, the error kept, retried
-    at the next sync."""
+    """An attachment that could not be read: nothing searchable, the reason kept. The next
+    sync tries it again only once the file changed (or with ``full``)."""
     delete_attachment(conn, attachment_key)
     conn.execute(
         _INSERT_ATTACHMENT,
@@ -212,7 +219,9 @@ def record_failure(
             source,
             0,
             None,
-            None,
+            time.time(),
             error,
+            STATE_FAILED,
+            0,
         ),
     )

@@ -1,11 +1,17 @@
-"""Incremental indexing of a Zotero library into the ``IndexStore``.
+"""Incremental indexing of a Zotero library into the ``IndexStore``: the keyword phase.
 
 A sync reads a snapshot of zotero.sqlite, refreshes item metadata and collections, then
 re-indexes only the attachments whose fingerprint changed: an attachment whose size and
 modification time are unchanged is skipped without reading it; one whose stat changed is
 hashed, and skipped if its content is the same. Removed or trashed items disappear. Text comes
 from the PDF, or from Zotero's ``.zotero-ft-cache`` when the PDF is missing or has no text.
-Extraction of the next attachment overlaps with embedding of the current one.
+
+Text, TOC and chunks are extracted in worker processes (``extraction.ExtractorPool``) and
+written one attachment per transaction with their keyword index, so each item is searchable
+as soon as it is written. Chunks are written without vectors: the embedding phase
+(``embedding.EmbeddingQueue``) gives them theirs in the background. Every attachment ends in a
+state (indexed, no text layer, failed, missing) with its reason; an unreadable file is not
+read again until it changes.
 """
 
 from __future__ import annotations
@@ -16,22 +22,17 @@ import hashlib
 import logging
 import pathlib
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-import numpy as np
-
-from services.agent.library import chunking, pdf_text, toc
 from services.agent.library import index_writes as writes
-from services.agent.library.index_store import IndexStore
-from services.agent.library.search import Embedder
+from services.agent.library import pdf_text
+from services.agent.library.extraction import Extracted, ExtractorPool, Job
+from services.agent.library.index_store import STATE_FAILED, STATE_NO_TEXT, IndexStore
 from services.agent.library.zotero import Attachment, LibrarySnapshot, ZoteroItem, read_library
 from services.common.errors import ZocratesError
 
 logger = logging.getLogger(__name__)
-
-EMBED_BATCH = 64
-MIN_WORDS_FOR_TEXT_LAYER = 20  # fewer words in the whole PDF: treat it as having no text
 
 
 @dataclasses.dataclass
@@ -49,8 +50,19 @@ class SyncProgress:
     removed: int = 0
     unchanged: int = 0
     failed: int = 0
+    no_text: int = 0
     elapsed_seconds: float = 0.0
     message: str = ""
+    # The embedding phase, filled in by the library (it runs on in the background).
+    embedding: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    @property
+    def items_pending(self) -> int:
+        return max(0, self.items_total - self.items_done)
+
+    @property
+    def pages_pending(self) -> int:
+        return max(0, self.pages_total - self.pages_done)
 
 
 @dataclasses.dataclass
@@ -64,14 +76,6 @@ class _Work:
     content_hash: str
     pages_estimate: int
     is_new: bool
-
-
-@dataclasses.dataclass
-class _Extracted:
-    pages: list[str]
-    entries: list[toc.TocEntry]
-    chunks: list[chunking.Chunk]
-    source: str
 
 
 def _hash_file(path: pathlib.Path) -> str:
@@ -90,26 +94,6 @@ def _source_file(attachment: Attachment) -> tuple[str, pathlib.Path] | None:
     return None
 
 
-def _extract(work: _Work) -> _Extracted:
-    """Blocking: text per page, table of contents, chunks."""
-    source = work.source
-    if source == "pdf":
-        pages = pdf_text.extract_pages(work.file)
-        if (
-            sum(len(p.split()) for p in pages) < MIN_WORDS_FOR_TEXT_LAYER
-            and work.attachment.ft_cache
-            and work.attachment.ft_cache.is_file()
-        ):
-            pages, source = pdf_text.read_ft_cache(work.attachment.ft_cache), "ft-cache"
-        entries = toc.build_toc(work.file if source == "pdf" else None, pages)
-    else:
-        pages = pdf_text.read_ft_cache(work.file)
-        entries = toc.build_toc(None, pages)
-    return _Extracted(
-        pages=pages, entries=entries, chunks=chunking.chunk_document(pages, entries), source=source
-    )
-
-
 def _page_estimate(source: str, file: pathlib.Path) -> int:
     """Pages to expect, for progress; an unreadable PDF counts 0 (its extraction will fail)."""
     if source != "pdf":
@@ -120,24 +104,21 @@ def _page_estimate(source: str, file: pathlib.Path) -> int:
         return 0
 
 
-def _embedding_text(item: ZoteroItem, chunk: chunking.Chunk) -> str:
-    head = f"{item.title} - {chunk.section}" if chunk.section else item.title
-    return f"{head}\n{chunk.text}"
-
-
 class LibraryIndexer:
     def __init__(
         self,
         store: IndexStore,
-        embedder: Embedder,
         *,
-        embedding_model: str,
         base_attachment_dir: pathlib.Path | None = None,
+        workers: int | None = None,
+        timeout: float | None = None,
+        on_written: Callable[[], None] | None = None,
     ) -> None:
         self.base_attachment_dir = base_attachment_dir
         self.store = store
-        self.embedder = embedder
-        self.embedding_model = embedding_model
+        self.workers = workers
+        self.timeout = timeout
+        self.on_written = on_written  # an attachment's chunks are in: wake the embedder
         self._lock = asyncio.Lock()
 
     @property
@@ -170,49 +151,41 @@ class LibraryIndexer:
         yield progress
 
         index_started = time.perf_counter()
-        next_extraction: asyncio.Task[_Extracted] | None = (
-            asyncio.create_task(asyncio.to_thread(_extract, work[0])) if work else None
-        )
+        pool = ExtractorPool(self.workers, **({"timeout": self.timeout} if self.timeout else {}))
+        jobs = [
+            Job(
+                w.source, str(w.file), str(w.attachment.ft_cache) if w.attachment.ft_cache else None
+            )
+            for w in work
+        ]
         try:
-            for position, item_work in enumerate(work):
-                assert next_extraction is not None
+            async for position, extracted in pool.map(jobs):
+                item_work = work[position]
                 progress.current = item_work.item.title
-                try:
-                    extracted = await next_extraction
-                except ZocratesError as exc:
-                    extracted = None
-                    error = exc.message
-                except Exception as exc:  # a broken PDF must not stop the library's sync
-                    logger.exception("could not read %s", item_work.file)
-                    extracted, error = None, f"{type(exc).__name__}: {exc}"
-                next_extraction = (
-                    asyncio.create_task(asyncio.to_thread(_extract, work[position + 1]))
-                    if position + 1 < len(work)
-                    else None
-                )
-                if extracted is None:
+                await asyncio.to_thread(self._write, item_work, extracted)
+                if extracted.state == STATE_FAILED:
                     progress.failed += 1
-                    await asyncio.to_thread(self._record_failure, item_work, error)
                 else:
-                    vectors = await self._embed(item_work.item, extracted.chunks)
-                    await asyncio.to_thread(self._write_attachment, item_work, extracted, vectors)
+                    progress.no_text += extracted.state == STATE_NO_TEXT
                     if item_work.is_new:
                         progress.added += 1
                     else:
                         progress.updated += 1
                     progress.pages_done += len(extracted.pages)
-                progress.items_done = position + 1
+                if self.on_written is not None:
+                    self.on_written()
+                progress.items_done += 1
                 elapsed = time.perf_counter() - index_started
                 progress.pages_per_second = progress.pages_done / elapsed if elapsed > 0 else 0.0
-                remaining = max(0, progress.pages_total - progress.pages_done)
                 progress.eta_seconds = (
-                    remaining / progress.pages_per_second if progress.pages_per_second else 0.0
+                    progress.pages_pending / progress.pages_per_second
+                    if progress.pages_per_second
+                    else 0.0
                 )
                 progress.elapsed_seconds = time.perf_counter() - started
                 yield progress
         finally:
-            if next_extraction is not None and not next_extraction.done():
-                next_extraction.cancel()
+            pool.close()
 
         await asyncio.to_thread(self._finish)
         progress.phase = "done"
@@ -223,6 +196,7 @@ class LibraryIndexer:
             f"indexed {progress.added} new and {progress.updated} changed attachments "
             f"({progress.pages_done} pages), {progress.unchanged} unchanged, "
             f"{progress.removed} removed, {progress.failed} failed"
+            + (f", {progress.no_text} without a text layer" if progress.no_text else "")
         )
         yield progress
 
@@ -241,27 +215,21 @@ class LibraryIndexer:
                     continue  # recorded as missing in _write_metadata
                 source, file = found
                 stat = file.stat()
-                same_model = row is not None and row["embedding_model"] == self.embedding_model
+                # The same file as last time, read or not (an unreadable one stays failed
+                # until it changes; ``full`` tries again).
+                known = not full and row is not None and row["source"] != "none"
                 if (
-                    not full
+                    known
                     and row is not None
-                    and same_model
                     and row["source"] == source
                     and row["path"] == str(file)
                     and row["size"] == stat.st_size
                     and row["mtime_ns"] == stat.st_mtime_ns
-                    and row["error"] is None
                 ):
                     unchanged += 1
                     continue
                 content_hash = _hash_file(file)
-                if (
-                    not full
-                    and row is not None
-                    and same_model
-                    and row["content_hash"] == content_hash
-                    and row["error"] is None
-                ):
+                if known and row is not None and row["content_hash"] == content_hash:
                     with self.store.writer() as conn:  # touched, not changed
                         writes.update_stat(
                             conn,
@@ -301,16 +269,21 @@ class LibraryIndexer:
                 conn, snapshot, removed_attachments=removed, missing_attachments=missing
             )
 
-    async def _embed(self, item: ZoteroItem, chunks: list[chunking.Chunk]) -> np.ndarray:
-        texts = [_embedding_text(item, c) for c in chunks]
-        parts = [
-            await self.embedder.embed(texts[i : i + EMBED_BATCH])
-            for i in range(0, len(texts), EMBED_BATCH)
-        ]
-        return np.concatenate(parts) if parts else np.zeros((0, 0), dtype=np.float32)
-
-    def _write_attachment(self, work: _Work, extracted: _Extracted, vectors: np.ndarray) -> None:
+    def _write(self, work: _Work, extracted: Extracted) -> None:
         with self.store.writer() as conn:
+            if extracted.state == STATE_FAILED:
+                writes.record_failure(
+                    conn,
+                    attachment_key=work.attachment.key,
+                    item_key=work.item.key,
+                    path=str(work.file),
+                    size=work.size,
+                    mtime_ns=work.mtime_ns,
+                    content_hash=work.content_hash,
+                    source=work.source,
+                    error=extracted.error or "unreadable",
+                )
+                return
             writes.write_attachment(
                 conn,
                 attachment_key=work.attachment.key,
@@ -320,31 +293,17 @@ class LibraryIndexer:
                 mtime_ns=work.mtime_ns,
                 content_hash=work.content_hash,
                 source=extracted.source,
-                embedding_model=self.embedding_model,
                 pages=extracted.pages,
                 entries=extracted.entries,
                 chunks=extracted.chunks,
-                vectors=vectors,
-            )
-
-    def _record_failure(self, work: _Work, error: str) -> None:
-        with self.store.writer() as conn:
-            writes.record_failure(
-                conn,
-                attachment_key=work.attachment.key,
-                item_key=work.item.key,
-                path=str(work.file),
-                size=work.size,
-                mtime_ns=work.mtime_ns,
-                content_hash=work.content_hash,
-                source=work.source,
-                error=error,
+                state=extracted.state,
+                error=extracted.error,
+                empty_pages=extracted.empty_pages,
             )
 
     def _finish(self) -> None:
         with self.store.writer() as conn:
             self.store.set_meta(conn, "last_sync_at", str(time.time()))
-            self.store.set_meta(conn, "embedding_model", self.embedding_model)
 
     def status(self) -> dict[str, Any]:
         counts = self.store.counts()

@@ -1,13 +1,22 @@
-"""The library facade the agent service exposes: sync, status, search, research tools."""
+"""The library facade the agent service exposes: sync, status, search, research tools.
+
+Indexing has two phases. The keyword phase (``LibraryIndexer.sync``) extracts text, TOC and
+chunks and writes the keyword index, item by item; the embedding phase
+(``EmbeddingQueue``) runs for as long as the agent does and gives every chunk its vector,
+starting with the items a chat's scope points at. Search uses dense scores where vectors
+exist and keyword scores elsewhere, and the status says how much of each phase is left.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import pathlib
+import time
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
+from services.agent.library.embedding import EmbeddingQueue
 from services.agent.library.index_store import IndexStore
 from services.agent.library.indexer import LibraryIndexer, SyncProgress
 from services.agent.library.search import (
@@ -36,29 +45,71 @@ class Library:
         reranker: Reranker | None,
         embedding_model: str,
         base_attachment_dir: pathlib.Path | None = None,
+        index_workers: int | None = None,
+        embed_in_background: bool = True,
     ) -> None:
         self.zotero_dir = zotero_dir
         self.store = IndexStore(index_dir / INDEX_FILE)
         self.dense = DenseIndex()
         self.embedding_model = embedding_model
+        self.embed_in_background = embed_in_background
+        self._dense_lock = asyncio.Lock()
+        self.embedding = EmbeddingQueue(
+            self.store, self.dense, embedder, dense_lock=self._dense_lock
+        )
         self.indexer = LibraryIndexer(
             self.store,
-            embedder,
-            embedding_model=embedding_model,
             base_attachment_dir=base_attachment_dir,
+            workers=index_workers,
+            on_written=self.embedding.wake,
         )
-        self.searcher = LibrarySearch(self.store, self.dense, embedder, reranker)
+        self.searcher = LibrarySearch(
+            self.store, self.dense, embedder, reranker, on_scope=self.embedding.prioritize
+        )
+        self._sync_progress: SyncProgress | None = None
 
     async def open(self) -> None:
-        await asyncio.to_thread(self.dense.load, self.store)
-        logger.info("library index: %d embedded chunks from %s", len(self.dense), self.store.path)
+        dropped = await asyncio.to_thread(self.store.reset_embeddings, self.embedding_model)
+        if dropped:
+            logger.info(
+                "library index: the embedding model is now %s; %d vectors will be recomputed",
+                self.embedding_model,
+                dropped,
+            )
+        await self._reload_dense()
+        await asyncio.to_thread(self.embedding.refresh_counts)
+        progress = self.embedding.progress()
+        logger.info(
+            "library index: %d of %d chunks embedded (%d pending) in %s",
+            progress.chunks_embedded,
+            progress.chunks_total,
+            progress.chunks_pending,
+            self.store.path,
+        )
+        if self.embed_in_background:
+            self.embedding.start()
+
+    async def aclose(self) -> None:
+        await self.embedding.stop()
+        self.close()
 
     def close(self) -> None:
         self.store.close()
 
+    async def _reload_dense(self) -> None:
+        async with self._dense_lock:
+            await asyncio.to_thread(self.dense.load, self.store)
+
+    def prioritize(self, item_keys: Sequence[str]) -> None:
+        """Embed these items before the rest of the queue (a chat's scope, the open paper)."""
+        self.embedding.prioritize(item_keys)
+
     async def sync(
-        self, *, zotero_dir: str = "", full: bool = False
+        self, *, zotero_dir: str = "", full: bool = False, follow_embedding: bool = False
     ) -> AsyncIterator[SyncProgress]:
+        """The keyword phase's progress, then ``done``. With ``follow_embedding`` the keyword
+        phase ends with ``searchable`` and the embedding phase's progress follows
+        (``embedding``) until every chunk has its vector, then ``done``."""
         if self.indexer.syncing:
             raise Conflict(
                 "The library is already being indexed; wait for that sync to finish.",
@@ -70,20 +121,76 @@ class Library:
                 f"zotero_data_dir must be absolute, got {zotero_dir!r}.", code="invalid_data_dir"
             )
         self.zotero_dir = target
+        last: SyncProgress | None = None
+        counted = 0.0
         try:
             async for progress in self.indexer.sync(target, full=full):
+                self._sync_progress = last = progress
+                if time.monotonic() - counted > 1.0 or progress.phase == "done":
+                    await asyncio.to_thread(self.embedding.refresh_counts)
+                    counted = time.monotonic()
+                progress.embedding = self.embedding.progress().as_dict()
+                if progress.phase == "done" and follow_embedding:
+                    progress.phase = "searchable"
                 yield progress
         finally:
-            await asyncio.to_thread(self.dense.load, self.store)
+            self._sync_progress = None
+            if last is None or last.updated or last.removed or full:
+                # re-indexed or removed chunks leave vectors behind in memory
+                await self._reload_dense()
+        if follow_embedding and last is not None:
+            last.phase, last.current = "embedding", ""
+            async for embedding in self.follow_embedding():
+                last.embedding = embedding
+                yield last
+            last.phase = "done"
+            yield last
+
+    async def prioritize_items(self, item_keys: Sequence[str]) -> int:
+        """``prioritize`` and how many of their chunks are still waiting."""
+        keys = [k for k in item_keys if k]
+        if not keys:
+            raise InvalidArgument("Name at least one item key.", code="empty_item_keys")
+        self.prioritize(keys)
+        return await asyncio.to_thread(self.store.pending_count, keys)
+
+    async def follow_embedding(self, interval: float = 1.0) -> AsyncIterator[dict[str, Any]]:
+        """The embedding phase's progress every ``interval`` seconds until the queue is
+        empty (the last one has ``chunks_pending`` 0, unless the embedder is failing)."""
+        while True:
+            idle = await self.embedding.wait_idle(timeout=interval)
+            progress = self.embedding.progress().as_dict()
+            yield progress
+            if idle and not progress["chunks_pending"]:
+                return
+            if not self.embed_in_background and progress["chunks_pending"]:
+                return  # nobody is embedding here: do not wait forever
 
     async def status(self) -> dict[str, Any]:
+        await asyncio.to_thread(self.embedding.refresh_counts)
         status = await asyncio.to_thread(self.indexer.status)
+        problems = await asyncio.to_thread(self.store.problem_attachments)
+        sync = self._sync_progress
+        keyword = {
+            "running": sync is not None,
+            "items_done": sync.items_done if sync else 0,
+            "items_total": sync.items_total if sync else 0,
+            "items_pending": sync.items_pending if sync else 0,
+            "pages_done": sync.pages_done if sync else 0,
+            "pages_total": sync.pages_total if sync else 0,
+            "pages_pending": sync.pages_pending if sync else 0,
+            "pages_per_second": round(sync.pages_per_second, 2) if sync else 0.0,
+            "eta_seconds": round(sync.eta_seconds, 1) if sync else 0.0,
+        }
         return {
             **status,
             "zotero_data_dir": str(self.zotero_dir),
             "embedding_model": self.embedding_model,
-            "embedding_dim": int(self.dense.matrix.shape[1]) if len(self.dense) else 0,
+            "embedding_dim": self.dense.dim,
             "index_bytes": await asyncio.to_thread(self.store.size_bytes),
+            "keyword_phase": keyword,
+            "embedding_phase": self.embedding.progress().as_dict(),
+            "problems": problems,
         }
 
     async def search(

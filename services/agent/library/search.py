@@ -8,7 +8,7 @@ import asyncio
 import dataclasses
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Literal, Protocol
 
 import numpy as np
@@ -91,13 +91,17 @@ def reciprocal_rank_fusion(
 
 
 class DenseIndex:
-    """Every chunk embedding in one float32 matrix; exact cosine search (vectors are unit)."""
+    """Every chunk embedding in one float32 matrix; exact cosine search (vectors are unit).
+
+    Rows are appended as the embedding phase writes vectors (the matrix grows by half its
+    size when full, so appending a library batch by batch stays linear)."""
 
     def __init__(self) -> None:
-        self.ids = np.zeros(0, dtype=np.int64)
-        self.matrix = np.zeros((0, 0), dtype=np.float32)
+        self._ids = np.zeros(0, dtype=np.int64)
+        self._matrix = np.zeros((0, 0), dtype=np.float32)
         self._item_of_row = np.zeros(0, dtype=np.int32)
         self._item_codes: dict[str, int] = {}
+        self._rows = 0
 
     def load(self, store: IndexStore) -> None:
         ids, matrix, items = store.all_embeddings()
@@ -105,26 +109,71 @@ class DenseIndex:
         item_of_row = np.fromiter(
             (codes.setdefault(k, len(codes)) for k in items), dtype=np.int32, count=len(items)
         )
-        self.ids, self.matrix, self._item_of_row, self._item_codes = ids, matrix, item_of_row, codes
+        self._ids, self._matrix, self._item_of_row = ids, matrix, item_of_row
+        self._item_codes, self._rows = codes, int(ids.shape[0])
+
+    def append(self, ids: np.ndarray, vectors: np.ndarray, item_keys: Sequence[str]) -> None:
+        n = int(ids.shape[0])
+        if n == 0:
+            return
+        if self._rows + n > self._ids.shape[0] or self._matrix.shape[1] != vectors.shape[1]:
+            capacity = max(self._rows + n, int(self._ids.shape[0] * 1.5), 1024)
+            matrix = np.zeros((capacity, vectors.shape[1]), dtype=np.float32)
+            if self._rows:
+                matrix[: self._rows] = self._matrix[: self._rows]
+            grown_ids = np.zeros(capacity, dtype=np.int64)
+            grown_ids[: self._rows] = self._ids[: self._rows]
+            items = np.zeros(capacity, dtype=np.int32)
+            items[: self._rows] = self._item_of_row[: self._rows]
+            self._matrix, self._ids, self._item_of_row = matrix, grown_ids, items
+        end = self._rows + n
+        self._matrix[self._rows : end] = vectors
+        self._ids[self._rows : end] = ids
+        self._item_of_row[self._rows : end] = [
+            self._item_codes.setdefault(k, len(self._item_codes)) for k in item_keys
+        ]
+        self._rows = end
+
+    @property
+    def ids(self) -> np.ndarray:
+        return self._ids[: self._rows]
+
+    @property
+    def matrix(self) -> np.ndarray:
+        return self._matrix[: self._rows]
+
+    @property
+    def dim(self) -> int:
+        return int(self._matrix.shape[1]) if self._rows else 0
 
     def __len__(self) -> int:
-        return int(self.ids.shape[0])
+        return self._rows
+
+    def has_vectors(self, chunk_ids: Sequence[int]) -> np.ndarray:
+        """Which of ``chunk_ids`` have a vector here (bool per id)."""
+        if not self._rows or not len(chunk_ids):
+            return np.zeros(len(chunk_ids), dtype=bool)
+        return np.isin(np.asarray(chunk_ids, dtype=np.int64), self.ids)
 
     def search(
         self, query: np.ndarray, *, limit: int, item_keys: set[str] | None
     ) -> list[tuple[int, float]]:
-        if len(self) == 0:
+        n = self._rows  # one consistent snapshot: appends write past it, or replace arrays
+        if n == 0:
             return []
+        matrix, all_ids, item_of_row = self._matrix[:n], self._ids[:n], self._item_of_row[:n]
         if item_keys is not None:
             codes = [self._item_codes[k] for k in item_keys if k in self._item_codes]
             if not codes:
                 return []
-            rows = np.flatnonzero(np.isin(self._item_of_row, np.asarray(codes, dtype=np.int32)))
-            scores = self.matrix[rows] @ query
-            ids = self.ids[rows]
+            rows = np.flatnonzero(np.isin(item_of_row, np.asarray(codes, dtype=np.int32)))
+            if rows.size == 0:
+                return []
+            scores = matrix[rows] @ query
+            ids = all_ids[rows]
         else:
-            scores = self.matrix @ query
-            ids = self.ids
+            scores = matrix @ query
+            ids = all_ids
         limit = min(limit, scores.shape[0])
         top = np.argpartition(-scores, limit - 1)[:limit]
         top = top[np.argsort(-scores[top])]
@@ -138,11 +187,14 @@ class LibrarySearch:
         dense: DenseIndex,
         embedder: Embedder,
         reranker: Reranker | None = None,
+        *,
+        on_scope: Callable[[set[str]], None] | None = None,
     ) -> None:
         self.store = store
         self.dense = dense
         self.embedder = embedder
         self.reranker = reranker
+        self.on_scope = on_scope  # told which items a scoped search is about
 
     def resolve_scope(
         self, item_keys: Sequence[str] | None, collection_key: str | None
@@ -188,6 +240,8 @@ class LibrarySearch:
             raise InvalidArgument(f"Unknown search mode {mode!r}.", code="invalid_mode")
         started = time.perf_counter()
         scope = await asyncio.to_thread(self.resolve_scope, item_keys, collection_key)
+        if scope is not None and self.on_scope is not None:
+            self.on_scope(scope)
         pool = max(candidates, k)
         # Keyword search (SQLite, in a thread) runs while the query is embedded and matched.
         keyword = (
@@ -196,6 +250,7 @@ class LibrarySearch:
             else None
         )
         rankings: list[list[int]] = []
+        keyword_ranking: list[int] = []
         try:
             if mode in ("hybrid", "dense") and len(self.dense):
                 vector = (await self.embedder.embed([query], is_query=True))[0]
@@ -210,12 +265,14 @@ class LibrarySearch:
         finally:
             if keyword is not None and not keyword.done():
                 keyword.cancel()
-        if not rankings:
-            fused: list[tuple[int, float]] = []
-        elif len(rankings) == 1:
-            fused = [(cid, 1.0 / (RRF_K + rank + 1)) for rank, cid in enumerate(rankings[0])]
-        else:
-            fused = reciprocal_rank_fusion(rankings)
+        fused = _fuse(rankings)
+        if len(rankings) == 2:
+            # While the embedding phase runs, a chunk without a vector cannot be in the dense
+            # ranking: its keyword rank stands in for the dense one, so it competes fairly.
+            has = self.dense.has_vectors(keyword_ranking)
+            waiting = {cid for cid, h in zip(keyword_ranking, has, strict=True) if not h}
+            if waiting:
+                fused = _fuse_with_stand_in(keyword_ranking, rankings[1], waiting)
         if rerank and self.reranker is not None and fused:
             fused = await self._rerank(query, fused[:pool])
         top = fused[:k]
@@ -273,6 +330,26 @@ class LibrarySearch:
         return reciprocal_rank_fusion(
             [[cid for cid, _ in fused], [int(cid) for cid, _, _ in ranked]]
         )
+
+
+def _fuse(rankings: Sequence[Sequence[int]]) -> list[tuple[int, float]]:
+    if not rankings:
+        return []
+    if len(rankings) == 1:
+        return [(cid, 1.0 / (RRF_K + rank + 1)) for rank, cid in enumerate(rankings[0])]
+    return reciprocal_rank_fusion(rankings)
+
+
+def _fuse_with_stand_in(
+    keyword: Sequence[int], dense: Sequence[int], waiting: set[int]
+) -> list[tuple[int, float]]:
+    """RRF of both rankings, where a chunk of ``waiting`` (no vector yet) counts its keyword
+    rank a second time in place of the dense rank it cannot have."""
+    scores = dict(reciprocal_rank_fusion([keyword, dense]))
+    for rank, cid in enumerate(keyword):
+        if cid in waiting:
+            scores[cid] += 1.0 / (RRF_K + rank + 1)
+    return sorted(scores.items(), key=lambda kv: kv[1], reverse=True)
 
 
 def _rerank_text(row: dict[str, object]) -> str:

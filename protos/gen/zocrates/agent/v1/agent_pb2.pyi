@@ -87,15 +87,77 @@ class RewindReply(_message.Message):
     def __init__(self) -> None: ...
 
 class SyncLibraryRequest(_message.Message):
-    __slots__ = ("zotero_data_dir", "full")
+    __slots__ = ("zotero_data_dir", "full", "follow_embedding")
     ZOTERO_DATA_DIR_FIELD_NUMBER: _ClassVar[int]
     FULL_FIELD_NUMBER: _ClassVar[int]
+    FOLLOW_EMBEDDING_FIELD_NUMBER: _ClassVar[int]
     zotero_data_dir: str
     full: bool
-    def __init__(self, zotero_data_dir: _Optional[str] = ..., full: _Optional[bool] = ...) -> None: ...
+    follow_embedding: bool
+    def __init__(self, zotero_data_dir: _Optional[str] = ..., full: _Optional[bool] = ..., follow_embedding: _Optional[bool] = ...) -> None: ...
+
+class KeywordPhase(_message.Message):
+    __slots__ = ("running", "items_done", "items_total", "items_pending", "pages_done", "pages_total", "pages_pending", "pages_per_second", "eta_seconds")
+    RUNNING_FIELD_NUMBER: _ClassVar[int]
+    ITEMS_DONE_FIELD_NUMBER: _ClassVar[int]
+    ITEMS_TOTAL_FIELD_NUMBER: _ClassVar[int]
+    ITEMS_PENDING_FIELD_NUMBER: _ClassVar[int]
+    PAGES_DONE_FIELD_NUMBER: _ClassVar[int]
+    PAGES_TOTAL_FIELD_NUMBER: _ClassVar[int]
+    PAGES_PENDING_FIELD_NUMBER: _ClassVar[int]
+    PAGES_PER_SECOND_FIELD_NUMBER: _ClassVar[int]
+    ETA_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    running: bool
+    items_done: int
+    items_total: int
+    items_pending: int
+    pages_done: int
+    pages_total: int
+    pages_pending: int
+    pages_per_second: float
+    eta_seconds: float
+    def __init__(self, running: _Optional[bool] = ..., items_done: _Optional[int] = ..., items_total: _Optional[int] = ..., items_pending: _Optional[int] = ..., pages_done: _Optional[int] = ..., pages_total: _Optional[int] = ..., pages_pending: _Optional[int] = ..., pages_per_second: _Optional[float] = ..., eta_seconds: _Optional[float] = ...) -> None: ...
+
+class EmbeddingPhase(_message.Message):
+    __slots__ = ("running", "chunks_total", "chunks_embedded", "chunks_pending", "chunks_per_second", "eta_seconds", "error")
+    RUNNING_FIELD_NUMBER: _ClassVar[int]
+    CHUNKS_TOTAL_FIELD_NUMBER: _ClassVar[int]
+    CHUNKS_EMBEDDED_FIELD_NUMBER: _ClassVar[int]
+    CHUNKS_PENDING_FIELD_NUMBER: _ClassVar[int]
+    CHUNKS_PER_SECOND_FIELD_NUMBER: _ClassVar[int]
+    ETA_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    running: bool
+    chunks_total: int
+    chunks_embedded: int
+    chunks_pending: int
+    chunks_per_second: float
+    eta_seconds: float
+    error: str
+    def __init__(self, running: _Optional[bool] = ..., chunks_total: _Optional[int] = ..., chunks_embedded: _Optional[int] = ..., chunks_pending: _Optional[int] = ..., chunks_per_second: _Optional[float] = ..., eta_seconds: _Optional[float] = ..., error: _Optional[str] = ...) -> None: ...
+
+class AttachmentProblem(_message.Message):
+    __slots__ = ("attachment_key", "item_key", "title", "path", "state", "reason", "pages", "pages_without_text")
+    ATTACHMENT_KEY_FIELD_NUMBER: _ClassVar[int]
+    ITEM_KEY_FIELD_NUMBER: _ClassVar[int]
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    PAGES_FIELD_NUMBER: _ClassVar[int]
+    PAGES_WITHOUT_TEXT_FIELD_NUMBER: _ClassVar[int]
+    attachment_key: str
+    item_key: str
+    title: str
+    path: str
+    state: str
+    reason: str
+    pages: int
+    pages_without_text: int
+    def __init__(self, attachment_key: _Optional[str] = ..., item_key: _Optional[str] = ..., title: _Optional[str] = ..., path: _Optional[str] = ..., state: _Optional[str] = ..., reason: _Optional[str] = ..., pages: _Optional[int] = ..., pages_without_text: _Optional[int] = ...) -> None: ...
 
 class SyncProgress(_message.Message):
-    __slots__ = ("phase", "items_done", "items_total", "pages_done", "pages_total", "pages_per_second", "eta_seconds", "current", "added", "updated", "removed", "unchanged", "failed", "elapsed_seconds", "message")
+    __slots__ = ("phase", "items_done", "items_total", "pages_done", "pages_total", "pages_per_second", "eta_seconds", "current", "added", "updated", "removed", "unchanged", "failed", "elapsed_seconds", "message", "no_text", "keyword", "embedding")
     PHASE_FIELD_NUMBER: _ClassVar[int]
     ITEMS_DONE_FIELD_NUMBER: _ClassVar[int]
     ITEMS_TOTAL_FIELD_NUMBER: _ClassVar[int]
@@ -111,6 +173,9 @@ class SyncProgress(_message.Message):
     FAILED_FIELD_NUMBER: _ClassVar[int]
     ELAPSED_SECONDS_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    NO_TEXT_FIELD_NUMBER: _ClassVar[int]
+    KEYWORD_FIELD_NUMBER: _ClassVar[int]
+    EMBEDDING_FIELD_NUMBER: _ClassVar[int]
     phase: str
     items_done: int
     items_total: int
@@ -126,14 +191,24 @@ class SyncProgress(_message.Message):
     failed: int
     elapsed_seconds: float
     message: str
-    def __init__(self, phase: _Optional[str] = ..., items_done: _Optional[int] = ..., items_total: _Optional[int] = ..., pages_done: _Optional[int] = ..., pages_total: _Optional[int] = ..., pages_per_second: _Optional[float] = ..., eta_seconds: _Optional[float] = ..., current: _Optional[str] = ..., added: _Optional[int] = ..., updated: _Optional[int] = ..., removed: _Optional[int] = ..., unchanged: _Optional[int] = ..., failed: _Optional[int] = ..., elapsed_seconds: _Optional[float] = ..., message: _Optional[str] = ...) -> None: ...
+    no_text: int
+    keyword: KeywordPhase
+    embedding: EmbeddingPhase
+    def __init__(self, phase: _Optional[str] = ..., items_done: _Optional[int] = ..., items_total: _Optional[int] = ..., pages_done: _Optional[int] = ..., pages_total: _Optional[int] = ..., pages_per_second: _Optional[float] = ..., eta_seconds: _Optional[float] = ..., current: _Optional[str] = ..., added: _Optional[int] = ..., updated: _Optional[int] = ..., removed: _Optional[int] = ..., unchanged: _Optional[int] = ..., failed: _Optional[int] = ..., elapsed_seconds: _Optional[float] = ..., message: _Optional[str] = ..., no_text: _Optional[int] = ..., keyword: _Optional[_Union[KeywordPhase, _Mapping]] = ..., embedding: _Optional[_Union[EmbeddingPhase, _Mapping]] = ...) -> None: ...
 
 class GetLibraryStatusRequest(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
 
 class LibraryStatus(_message.Message):
-    __slots__ = ("zotero_data_dir", "items", "attachments", "pages", "chunks", "last_sync_at", "syncing", "embedding_model", "embedding_dim", "index_bytes")
+    __slots__ = ("zotero_data_dir", "items", "attachments", "pages", "chunks", "last_sync_at", "syncing", "embedding_model", "embedding_dim", "index_bytes", "keyword_phase", "embedding_phase", "attachment_states", "problems")
+    class AttachmentStatesEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
     ZOTERO_DATA_DIR_FIELD_NUMBER: _ClassVar[int]
     ITEMS_FIELD_NUMBER: _ClassVar[int]
     ATTACHMENTS_FIELD_NUMBER: _ClassVar[int]
@@ -144,6 +219,10 @@ class LibraryStatus(_message.Message):
     EMBEDDING_MODEL_FIELD_NUMBER: _ClassVar[int]
     EMBEDDING_DIM_FIELD_NUMBER: _ClassVar[int]
     INDEX_BYTES_FIELD_NUMBER: _ClassVar[int]
+    KEYWORD_PHASE_FIELD_NUMBER: _ClassVar[int]
+    EMBEDDING_PHASE_FIELD_NUMBER: _ClassVar[int]
+    ATTACHMENT_STATES_FIELD_NUMBER: _ClassVar[int]
+    PROBLEMS_FIELD_NUMBER: _ClassVar[int]
     zotero_data_dir: str
     items: int
     attachments: int
@@ -154,7 +233,23 @@ class LibraryStatus(_message.Message):
     embedding_model: str
     embedding_dim: int
     index_bytes: int
-    def __init__(self, zotero_data_dir: _Optional[str] = ..., items: _Optional[int] = ..., attachments: _Optional[int] = ..., pages: _Optional[int] = ..., chunks: _Optional[int] = ..., last_sync_at: _Optional[float] = ..., syncing: _Optional[bool] = ..., embedding_model: _Optional[str] = ..., embedding_dim: _Optional[int] = ..., index_bytes: _Optional[int] = ...) -> None: ...
+    keyword_phase: KeywordPhase
+    embedding_phase: EmbeddingPhase
+    attachment_states: _containers.ScalarMap[str, int]
+    problems: _containers.RepeatedCompositeFieldContainer[AttachmentProblem]
+    def __init__(self, zotero_data_dir: _Optional[str] = ..., items: _Optional[int] = ..., attachments: _Optional[int] = ..., pages: _Optional[int] = ..., chunks: _Optional[int] = ..., last_sync_at: _Optional[float] = ..., syncing: _Optional[bool] = ..., embedding_model: _Optional[str] = ..., embedding_dim: _Optional[int] = ..., index_bytes: _Optional[int] = ..., keyword_phase: _Optional[_Union[KeywordPhase, _Mapping]] = ..., embedding_phase: _Optional[_Union[EmbeddingPhase, _Mapping]] = ..., attachment_states: _Optional[_Mapping[str, int]] = ..., problems: _Optional[_Iterable[_Union[AttachmentProblem, _Mapping]]] = ...) -> None: ...
+
+class PrioritizeItemsRequest(_message.Message):
+    __slots__ = ("item_keys",)
+    ITEM_KEYS_FIELD_NUMBER: _ClassVar[int]
+    item_keys: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, item_keys: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class PrioritizeItemsReply(_message.Message):
+    __slots__ = ("chunks_pending",)
+    CHUNKS_PENDING_FIELD_NUMBER: _ClassVar[int]
+    chunks_pending: int
+    def __init__(self, chunks_pending: _Optional[int] = ...) -> None: ...
 
 class SearchLibraryRequest(_message.Message):
     __slots__ = ("query", "k", "item_keys", "collection_key", "mode", "rerank")

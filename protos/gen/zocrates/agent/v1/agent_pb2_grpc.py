@@ -44,6 +44,11 @@ class AgentServiceStub:
                 request_serializer=zocrates_dot_agent_dot_v1_dot_agent__pb2.GetLibraryStatusRequest.SerializeToString,
                 response_deserializer=zocrates_dot_agent_dot_v1_dot_agent__pb2.LibraryStatus.FromString,
                 _registered_method=True)
+        self.PrioritizeItems = channel.unary_unary(
+                '/zocrates.agent.v1.AgentService/PrioritizeItems',
+                request_serializer=zocrates_dot_agent_dot_v1_dot_agent__pb2.PrioritizeItemsRequest.SerializeToString,
+                response_deserializer=zocrates_dot_agent_dot_v1_dot_agent__pb2.PrioritizeItemsReply.FromString,
+                _registered_method=True)
         self.SearchLibrary = channel.unary_unary(
                 '/zocrates.agent.v1.AgentService/SearchLibrary',
                 request_serializer=zocrates_dot_agent_dot_v1_dot_agent__pb2.SearchLibraryRequest.SerializeToString,
@@ -79,6 +84,13 @@ class AgentServiceServicer:
 
     def GetLibraryStatus(self, request, context):
         """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def PrioritizeItems(self, request, context):
+        """Move these items to the front of the embedding queue (the paper open in the reader).
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -126,6 +138,11 @@ def add_AgentServiceServicer_to_server(servicer, server):
                     servicer.GetLibraryStatus,
                     request_deserializer=zocrates_dot_agent_dot_v1_dot_agent__pb2.GetLibraryStatusRequest.FromString,
                     response_serializer=zocrates_dot_agent_dot_v1_dot_agent__pb2.LibraryStatus.SerializeToString,
+            ),
+            'PrioritizeItems': grpc.unary_unary_rpc_method_handler(
+                    servicer.PrioritizeItems,
+                    request_deserializer=zocrates_dot_agent_dot_v1_dot_agent__pb2.PrioritizeItemsRequest.FromString,
+                    response_serializer=zocrates_dot_agent_dot_v1_dot_agent__pb2.PrioritizeItemsReply.SerializeToString,
             ),
             'SearchLibrary': grpc.unary_unary_rpc_method_handler(
                     servicer.SearchLibrary,
@@ -202,6 +219,33 @@ class AgentService:
             '/zocrates.agent.v1.AgentService/GetLibraryStatus',
             zocrates_dot_agent_dot_v1_dot_agent__pb2.GetLibraryStatusRequest.SerializeToString,
             zocrates_dot_agent_dot_v1_dot_agent__pb2.LibraryStatus.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PrioritizeItems(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/zocrates.agent.v1.AgentService/PrioritizeItems',
+            zocrates_dot_agent_dot_v1_dot_agent__pb2.PrioritizeItemsRequest.SerializeToString,
+            zocrates_dot_agent_dot_v1_dot_agent__pb2.PrioritizeItemsReply.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,138 @@
+"""The embedding phase survives `kill -9` of the agent: the real reranker and agent as
+processes, four real papers; the keyword phase ends, the agent is SIGKILLed while it embeds,
+and a restarted agent continues from the queue on disk without embedding any stored chunk
+again (counted by the reranker's own metrics)."""
+
+from __future__ import annotations
+
+import asyncio
+import pathlib
+import re
+import sqlite3
+import time
+
+import httpx
+import pytest
+
+from services.agent.client import AgentClient
+from services.agent.library.library import INDEX_FILE
+from services.common import ports
+from tests.support import zotero_fixture as zf
+from tests.support.ports import free_base_port
+from tests.support.processes import spawn, stop, wait_http
+
+PAPERS = (
+    "lme4__lmer.pdf",
+    "brms__brms_multilevel.pdf",
+    "sandwich__sandwich-CL.pdf",
+    "ordinal__clm_article.pdf",
+)
+BATCH = 64  # the embedding queue's batch: at most one batch was in flight at the kill
+
+# Four papers (about 500 passages) embedded by the real model on 2 cores: a few minutes.
+pytestmark = pytest.mark.timeout(900)
+
+
+def _embedded_texts(metrics_url: str) -> float:
+    """Texts the reranker has embedded so far (its batcher's item count)."""
+    text = httpx.get(metrics_url, timeout=5).text
+    match = re.search(r'^zocrates_reranker_batch_items_sum\{batcher="embed"\} (\S+)$', text, re.M)
+    return float(match.group(1)) if match else 0.0
+
+
+def _vectors(index: pathlib.Path) -> dict[int, bytes]:
+    with sqlite3.connect(index) as conn:
+        rows = conn.execute("SELECT id, embedding FROM chunks WHERE embedding IS NOT NULL")
+        return {int(cid): bytes(blob) for cid, blob in rows}
+
+
+async def _status(address: str) -> dict:  # type: ignore[type-arg]
+    client = AgentClient(address, timeout=10)
+    try:
+        return await client.status()
+    finally:
+        await client.close()
+
+
+async def _sync(address: str) -> dict:  # type: ignore[type-arg]
+    client = AgentClient(address, timeout=10)
+    try:
+        last: dict = {}  # type: ignore[type-arg]
+        async for progress in client.sync():
+            last = progress
+        return last
+    finally:
+        await client.close()
+
+
+def test_kill_9_of_the_agent_mid_embedding_then_a_restart_continues(tmp_path: pathlib.Path) -> None:
+    zotero_dir = zf.build_zotero_library(tmp_path / "Zotero", files=PAPERS)
+    base = free_base_port()
+    env = {
+        "ZOCRATES_ZOTERO_DIR": str(zotero_dir),
+        "ZOCRATES_PORT": str(base),
+        "ZOCRATES_RERANKER_ADDR": f"127.0.0.1:{ports.service_port(base, 'reranker')}",
+        # no sessions service: the library needs none (research turns would)
+        "ZOCRATES_SESSIONS_ADDR": f"127.0.0.1:{ports.service_port(base, 'sessions')}",
+    }
+    agent_addr = f"127.0.0.1:{ports.service_port(base, 'agent')}"
+    agent_health = f"http://127.0.0.1:{ports.admin_port(base, 'agent')}/healthz"
+    reranker_admin = f"http://127.0.0.1:{ports.admin_port(base, 'reranker')}"
+    index = zotero_dir / "zocrates-data" / "library" / INDEX_FILE
+    log = tmp_path / "services.log"
+    reranker = spawn("services.reranker", env, log=log)
+    agent = None
+    try:
+        wait_http(f"{reranker_admin}/readyz", proc=reranker, timeout=120)
+        agent = spawn("services.agent", env, log=log)
+        wait_http(agent_health, proc=agent, timeout=120)
+
+        done = asyncio.run(_sync(agent_addr))
+        assert done["phase"] == "done" and done["added"] == len(PAPERS), done
+        status = asyncio.run(_status(agent_addr))
+        total = status["chunks"]
+        assert status["items"] == len(PAPERS) and total > 4 * BATCH
+
+        # SIGKILL while the embedding phase is part way
+        deadline = time.monotonic() + 240
+        while True:
+            embedded = len(_vectors(index))
+            if BATCH <= embedded <= total - 2 * BATCH:
+                break
+            assert embedded < total - 2 * BATCH, "embedding finished before the kill"
+            assert time.monotonic() < deadline, log.read_text()[-3000:]
+            time.sleep(0.05)
+        agent.kill()
+        agent.wait()
+        before = _vectors(index)
+        texts_before = _embedded_texts(f"{reranker_admin}/metrics")
+        assert 0 < len(before) < total
+
+        agent = spawn("services.agent", env, log=log)
+        wait_http(agent_health, proc=agent, timeout=120)
+        deadline = time.monotonic() + 300
+        while (status := asyncio.run(_status(agent_addr)))["embedding_phase"]["chunks_pending"]:
+            assert time.monotonic() < deadline, log.read_text()[-3000:]
+            time.sleep(0.5)
+        after = _vectors(index)
+        assert len(after) == total == status["embedding_phase"]["chunks_embedded"]
+        assert all(after[cid] == blob for cid, blob in before.items()), "stored vectors kept"
+        again = _embedded_texts(f"{reranker_admin}/metrics") - texts_before
+        # what was left, plus at most the batch that was in flight at the kill
+        assert total - len(before) <= again <= total - len(before) + BATCH, (again, total)
+        # and search uses them: the dense mode answers from the restarted agent
+        hits = asyncio.run(_search(agent_addr, "derivative-free optimizer for mixed models"))
+        assert hits and hits[0]["item_key"] == zf.paper_item_key("lme4__lmer.pdf")
+    finally:
+        if agent is not None:
+            stop(agent)
+        stop(reranker)
+
+
+async def _search(address: str, query: str) -> list[dict]:  # type: ignore[type-arg]
+    client = AgentClient(address, timeout=30)
+    try:
+        hits, _ = await client.search(query, k=3, mode="dense")
+        return hits
+    finally:
+        await client.close()
