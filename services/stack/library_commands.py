@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 import textwrap
+from typing import Any
 
 import httpx
 from tqdm import tqdm
@@ -26,11 +27,19 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
         "index",
         help="index the Zotero library (incremental; progress bar)",
         description=(
-            "Index the Zotero library through the running gateway. "
-            "Unchanged attachments are skipped."
+            "Index the Zotero library through the running gateway, in two phases with a bar "
+            "each: keywords (text, tables of contents and the keyword index; every paper is "
+            "searchable as soon as its bar step is done), then embeddings (the meaning of "
+            "every passage, in the background). Unchanged attachments are skipped. Ctrl-C, or "
+            "--no-wait, leaves the embedding phase running in the agent."
         ),
     )
     index.add_argument("--full", action="store_true", help="re-index every attachment")
+    index.add_argument(
+        "--no-wait",
+        action="store_true",
+        help="return once the library is keyword-searchable; embeddings go on in the background",
+    )
     _common(index)
     index.set_defaults(handler=run_index)
 
@@ -68,11 +77,12 @@ def run_index(args: argparse.Namespace) -> int:
 
     url = gateway_url(args.port)
     token = read_token(pathlib.Path(args.zotero_dir) if args.zotero_dir else None)
-    bar: tqdm | None = None  # type: ignore[type-arg]
+    bars = _IndexBars()
+    body = {"full": args.full, "follow_embedding": not args.no_wait}
     try:
         with (
             client(url, token, timeout=None) as http,
-            http.stream("POST", "/library/sync", json={"full": args.full}) as response,
+            http.stream("POST", "/library/sync", json=body) as response,
         ):
             if response.status_code >= 400:
                 response.read()
@@ -82,23 +92,71 @@ def run_index(args: argparse.Namespace) -> int:
                     raise GatewayError(
                         f"indexing failed ({data.get('code')}): {data.get('message')}"
                     )
-                if data["phase"] == "indexing" and bar is None:
-                    print(data["message"], file=sys.stderr)
-                    bar = tqdm(
-                        total=data["pages_total"], unit="page", desc="indexing", dynamic_ncols=True
-                    )
-                if bar is not None:
-                    bar.update(data["pages_done"] - bar.n)
-                    bar.set_postfix_str(
-                        f"{data['items_done']}/{data['items_total']} items {data['current'][:30]}"
-                    )
+                bars.update(data)
                 if event == "done":
-                    if bar is not None:
-                        bar.close()
-                    print(data["message"] + f" in {data['elapsed_seconds']:.1f} s")
+                    bars.close()
+                    print(_summary(data))
+    except KeyboardInterrupt:
+        bars.close()
+        print("stopped watching; the embedding phase goes on in the agent", file=sys.stderr)
+        return 130
     except httpx.ConnectError:
         raise connect_error(url) from None
     return 0
+
+
+class _IndexBars:
+    """Two bars: the keyword phase (pages) and the embedding phase (passages)."""
+
+    def __init__(self) -> None:
+        self.keyword: tqdm | None = None  # type: ignore[type-arg]
+        self.embedding: tqdm | None = None  # type: ignore[type-arg]
+
+    def update(self, data: dict[str, Any]) -> None:
+        phase = data["phase"]
+        if phase == "indexing" and self.keyword is None:
+            print(data["message"], file=sys.stderr)
+            self.keyword = tqdm(
+                total=data["pages_total"], unit="page", desc="keywords ", dynamic_ncols=True
+            )
+        if self.keyword is not None:
+            self.keyword.update(data["pages_done"] - self.keyword.n)
+            self.keyword.set_postfix_str(
+                f"{data['items_done']}/{data['items_total']} items {data['current'][:30]}"
+            )
+            if phase in ("searchable", "embedding", "done"):
+                self.keyword.close()
+        if phase == "searchable":
+            print("every paper is keyword-searchable now", file=sys.stderr)
+        embedding = data.get("embedding") or {}
+        if phase in ("searchable", "embedding") and embedding.get("chunks_total"):
+            if self.embedding is None:
+                self.embedding = tqdm(
+                    total=embedding["chunks_total"],
+                    unit="passage",
+                    desc="embedding",
+                    dynamic_ncols=True,
+                )
+            self.embedding.total = embedding["chunks_total"]
+            self.embedding.update(embedding["chunks_embedded"] - self.embedding.n)
+            note = embedding.get("error") or ""
+            self.embedding.set_postfix_str(f"{embedding['chunks_pending']} pending {note}"[:60])
+
+    def close(self) -> None:
+        for bar in (self.keyword, self.embedding):
+            if bar is not None:
+                bar.close()
+
+
+def _summary(data: dict[str, Any]) -> str:
+    text = data["message"] + f" in {data['elapsed_seconds']:.1f} s"
+    embedding = data.get("embedding") or {}
+    if embedding.get("chunks_pending"):
+        text += (
+            f"; {embedding['chunks_pending']} of {embedding['chunks_total']} passages still "
+            "wait for their embedding (search uses keywords for them meanwhile)"
+        )
+    return text
 
 
 def run_search(args: argparse.Namespace) -> int:

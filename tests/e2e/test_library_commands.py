@@ -55,9 +55,13 @@ def test_index_with_progress_then_search(tmp_path: pathlib.Path) -> None:
             [str(ZOCRATES), "index"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
         )
         assert index.returncode == 0, index.stderr
-        assert "indexing:" in index.stderr and "page" in index.stderr  # tqdm's bar, on stderr
-        assert "100%" in index.stderr
+        # two tqdm bars on stderr: the keyword phase in pages, the embedding phase in passages
+        assert "keywords :" in index.stderr and "page" in index.stderr
+        assert "every paper is keyword-searchable now" in index.stderr
+        assert "embedding:" in index.stderr and "passage" in index.stderr
+        assert index.stderr.count("100%") >= 2
         assert "indexed 4 new" in index.stdout
+        assert "still wait for their embedding" not in index.stdout  # it waited for them
 
         again = subprocess.run(
             [str(ZOCRATES), "index"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
@@ -87,6 +91,14 @@ def test_index_with_progress_then_search(tmp_path: pathlib.Path) -> None:
         ) as api:
             status = api.get("/library/status").json()
             assert status["status"] == "success" and status["items"] == 4 and status["chunks"] > 100
+            assert status["embedding_phase"]["chunks_pending"] == 0
+            assert status["embedding_phase"]["chunks_embedded"] == status["chunks"]
+            assert status["attachment_states"]["indexed"] == 4 and status["problems"] == []
+            assert status["keyword_phase"]["running"] is False
+            lme4 = zf.paper_item_key("lme4__lmer.pdf")
+            first = api.post("/library/prioritize", json={"item_keys": [lme4]})
+            assert first.status_code == 200 and first.json()["chunks_pending"] == 0
+            assert api.post("/library/prioritize", json={"item_keys": []}).status_code == 422
             body = api.get("/library/search", params={"q": query, "k": 3}).json()
             assert body["results"][0]["item_key"] == zf.paper_item_key("lme4__lmer.pdf")
             assert set(body["results"][0]) >= {

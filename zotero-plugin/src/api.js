@@ -203,9 +203,12 @@ export function createClient({ fetch: fetchImpl, getToken, baseURL = DEFAULT_BAS
 
     /** GET /library/status. */
     libraryStatus: async ({ signal } = {}) => strip(await json("GET", "/library/status", { signal })),
+    /** POST /library/prioritize: embed these items first (the paper open in the reader). */
+    prioritize: async (itemKeys, { signal } = {}) =>
+      strip(await json("POST", "/library/prioritize", { body: { item_keys: itemKeys }, signal })),
     /** POST /library/sync: events `progress` ..., then `done` or `error`. */
-    librarySync: ({ full = false } = {}, options = {}) =>
-      stream("/library/sync", full ? { full: true } : {}, options),
+    librarySync: ({ full = false, followEmbedding = false } = {}, options = {}) =>
+      stream("/library/sync", { ...(full ? { full: true } : {}), ...(followEmbedding ? { follow_embedding: true } : {}) }, options),
     /** GET /library/search. */
     search: async (q, { k = 10, itemKeys, collection, mode, rerank, signal } = {}) => {
       const params = new URLSearchParams({ q, k: String(k) });

@@ -538,8 +538,8 @@ async function main() {
       const finished = page.locator(`${prefs} .zc-sync-status[data-kind="ok"]`).waitFor({ timeout: 180000 }).then(() => false);
       const reached = await Promise.race([hold.reached.then(() => true), finished]);
       if (reached) {
-        await page.waitForFunction(() => /Indexing: /.test(document.querySelector(".zc-progress-label")?.textContent || ""));
-        const bar = await page.locator(`${prefs} .zc-progress`).getAttribute("aria-valuenow");
+        await page.waitForFunction(() => /Indexing: /.test(document.querySelector("#zocrates-progress-keyword .zc-progress-label")?.textContent || ""));
+        const bar = await page.locator(`${prefs} #zocrates-progress-keyword .zc-progress`).getAttribute("aria-valuenow");
         check(bar !== null, "the progress bar has no value while indexing");
         await page.locator("#zocrates-library-status").scrollIntoViewIfNeeded();
         await shot("preferences-indexing.png");
@@ -549,9 +549,13 @@ async function main() {
         hold.release();
         results.syncProgressShown = false;
       }
-      await page.locator(`${prefs} .zc-sync-status[data-kind="ok"]`).waitFor({ timeout: 180000 });
+      // the keyword phase ends ("searchable"), the embedding bar follows to the end ("done")
+      await page.locator(`${prefs} .zc-sync-status[data-kind="ok"]`, { hasText: /^indexed \d+ new/ }).waitFor({ timeout: 180000 });
       results.sync = await page.locator(`${prefs} .zc-sync-status`).innerText();
-      check((await page.locator(`${prefs} .zc-progress`).getAttribute("aria-valuenow")) === "100", "the progress bar did not reach 100%");
+      check((await page.locator(`${prefs} #zocrates-progress-keyword .zc-progress`).getAttribute("aria-valuenow")) === "100", "the keyword bar did not reach 100%");
+      results.embeddingBar = await page.locator(`${prefs} #zocrates-progress-embedding .zc-progress-label`).innerText();
+      check(/Meaning search ready/.test(results.embeddingBar), `the embedding bar did not finish: ${results.embeddingBar}`);
+      check((await page.locator(`${prefs} #zocrates-progress-embedding .zc-progress`).getAttribute("aria-valuenow")) === "100", "the embedding bar did not reach 100%");
       // the whole settings page in one tall image
       const tall = await page.evaluate(() => document.querySelector(".zw-prefs-main").scrollHeight);
       await page.setViewportSize({ width: 1360, height: Math.ceil((tall + 40) / 0.94) });

@@ -6,7 +6,9 @@ import {
   cardMeters,
   formatBytes,
   formatDuration,
+  embeddingProgress,
   libraryStatusLine,
+  problemLines,
   maintenanceLine,
   parseCovered,
   parsePaper,
@@ -217,5 +219,39 @@ describe("preferences model", () => {
     assert.equal(clampWidth(5000, 4000), MAX_WIDTH);
     assert.equal(clampWidth(800, 1000), 680, "leaves room for Zotero");
     assert.equal(clampWidth(420, 1600), 420);
+  });
+});
+
+describe("the two indexing phases and the PDFs that need care", () => {
+  test("the keyword bar ends at 'searchable'; the embedding bar counts passages", () => {
+    const searchable = syncProgress({ phase: "searchable", pages_done: 80, pages_total: 80 });
+    assert.equal(searchable.percent, 100);
+    assert.equal(searchable.label, "Searchable: 80 pages indexed by keyword");
+    const running = embeddingProgress({ chunks_total: 2000, chunks_embedded: 500, chunks_pending: 1500, chunks_per_second: 42.5, eta_seconds: 35 });
+    assert.equal(running.percent, 25);
+    assert.equal(running.label, "Embedding for meaning search: 500 of 2,000 passages (25%)");
+    assert.match(running.detail, /^1,500 pending · 42\.5 passages\/s · about .* left · keyword search covers the rest meanwhile$/);
+    assert.equal(embeddingProgress({ chunks_total: 3, chunks_embedded: 3, chunks_pending: 0 }).label, "Meaning search ready: 3 passages embedded");
+    assert.match(embeddingProgress({ chunks_total: 3, chunks_embedded: 1, chunks_pending: 2, error: "ConnectionError: down" }).detail, /stalled: ConnectionError: down/);
+    assert.equal(embeddingProgress({}).hidden, true);
+  });
+
+  test("the status line says what waits for embeddings; problems name the PDFs and why", () => {
+    assert.match(libraryStatusLine({ items: 3, pages: 10, chunks: 40, embedding_phase: { chunks_pending: 12 } }), /· 12 passages waiting for embeddings$/);
+    const lines = problemLines({
+      attachment_states: { indexed: 3, no_text: 1, failed: 1, missing: 0 },
+      problems: [
+        { state: "failed", title: "", path: "/z/storage/AB/corrupt.pdf", reason: "Cannot read corrupt.pdf: it is not a PDF" },
+        { state: "no_text", title: "Scanned book", path: "/z/b.pdf", reason: "no text layer: 0 words in 3 pages" },
+        { state: "indexed", title: "Half scanned", path: "/z/c.pdf", reason: "", pages_without_text: 4 },
+      ],
+    });
+    assert.deepEqual(lines, [
+      "1 PDF without a text layer (need OCR) · 1 PDF unreadable",
+      "corrupt.pdf: Cannot read corrupt.pdf: it is not a PDF",
+      "Scanned book: no text layer: 0 words in 3 pages",
+      "Half scanned: 4 pages without text",
+    ]);
+    assert.deepEqual(problemLines({ attachment_states: { indexed: 5 }, problems: [] }), []);
   });
 });

@@ -21,6 +21,21 @@ router = APIRouter(prefix="/library", tags=["library"])
 class SyncBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
     full: bool = Field(default=False, description="Re-index every attachment, changed or not.")
+    follow_embedding: bool = Field(
+        default=False,
+        description=(
+            "After the keyword phase (`searchable`), keep streaming the embedding phase's "
+            "progress (`embedding`) until every passage has its vector, then `done`. Closing "
+            "the stream then does not stop the embedding."
+        ),
+    )
+
+
+class PrioritizeBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    item_keys: list[Annotated[str, Field(min_length=1, max_length=32)]] = Field(
+        min_length=1, max_length=200, description="Items to embed first (the open paper)."
+    )
 
 
 @router.post(
@@ -29,12 +44,16 @@ class SyncBody(BaseModel):
     response_class=StreamingResponse,
 )
 async def sync(state: State, body: Annotated[SyncBody | None, Body()] = None) -> StreamingResponse:
-    full = (body or SyncBody()).full
+    options = body or SyncBody()
     zotero_dir = str(state.data_dir.parent)
 
     async def frames() -> AsyncIterator[bytes]:
         try:
-            async for progress in state.agent.sync(zotero_data_dir=zotero_dir, full=full):
+            async for progress in state.agent.sync(
+                zotero_data_dir=zotero_dir,
+                full=options.full,
+                follow_embedding=options.follow_embedding,
+            ):
                 yield frame("done" if progress["phase"] == "done" else "progress", progress)
         except ZocratesError as exc:
             yield error_frame(exc)
@@ -42,9 +61,18 @@ async def sync(state: State, body: Annotated[SyncBody | None, Body()] = None) ->
     return sse_response(frames())
 
 
-@router.get("/status", summary="What the library index holds")
+@router.get(
+    "/status",
+    summary="What the library index holds, each phase's progress, and the PDFs that need care",
+)
 async def status(state: State) -> dict[str, Any]:
     return {"status": "success", **await state.agent.status()}
+
+
+@router.post("/prioritize", summary="Embed these items first (the paper open in the reader)")
+async def prioritize(state: State, body: PrioritizeBody) -> dict[str, Any]:
+    pending = await state.agent.prioritize(body.item_keys)
+    return {"status": "success", "item_keys": body.item_keys, "chunks_pending": pending}
 
 
 @router.get("/search", summary="Ranked passages for a query (what search_corpus returns)")

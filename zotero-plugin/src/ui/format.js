@@ -155,12 +155,14 @@ export function syncProgress(data = {}) {
   const pagesTotal = Number(data.pages_total) || 0;
   const itemsDone = Number(data.items_done) || 0;
   const itemsTotal = Number(data.items_total) || 0;
-  const done = phase === "done";
+  // "searchable" (the keyword phase is over) and "embedding" end the keyword bar too.
+  const done = phase === "done" || phase === "searchable" || phase === "embedding";
   let percent = null;
   if (done) percent = 100;
   else if (pagesTotal > 0) percent = Math.max(0, Math.min(100, Math.round((pagesDone / pagesTotal) * 100)));
   let label;
-  if (done) label = pagesTotal > 0 ? `Done: ${plural(pagesTotal, "page")} indexed` : "Done: nothing new to index";
+  if (done && phase !== "done") label = pagesTotal > 0 ? `Searchable: ${plural(pagesTotal, "page")} indexed by keyword` : "Searchable: nothing new to index";
+  else if (done) label = pagesTotal > 0 ? `Done: ${plural(pagesTotal, "page")} indexed` : "Done: nothing new to index";
   else if (pagesTotal > 0) label = `Indexing: ${number(pagesDone)} of ${plural(pagesTotal, "page")} (${percent}%)`;
   else if (phase === "scanning") label = "Reading your Zotero library…";
   else label = data.message || "Indexing…";
@@ -172,6 +174,30 @@ export function syncProgress(data = {}) {
   return { phase, percent, label, detail: bits.join(" · "), done };
 }
 
+/**
+ * The embedding phase (a sync's `embedding` field, or GET /library/status's
+ * `embedding_phase`) as a second bar: passages with their vector of all passages.
+ * @returns {{percent: number|null, label: string, detail: string, done: boolean, hidden: boolean}}
+ */
+export function embeddingProgress(embedding = {}) {
+  const total = Number(embedding.chunks_total) || 0;
+  const done = Number(embedding.chunks_embedded) || 0;
+  const pending = Number(embedding.chunks_pending) || 0;
+  if (!total) return { percent: null, label: "", detail: "", done: false, hidden: true };
+  const percent = Math.max(0, Math.min(100, Math.floor((done / total) * 100)));
+  const finished = pending === 0;
+  const label = finished
+    ? `Meaning search ready: ${plural(total, "passage")} embedded`
+    : `Embedding for meaning search: ${number(done)} of ${plural(total, "passage")} (${percent}%)`;
+  const bits = [];
+  if (!finished) bits.push(`${number(pending)} pending`);
+  if (!finished && Number(embedding.chunks_per_second) > 0) bits.push(`${Number(embedding.chunks_per_second).toFixed(1)} passages/s`);
+  if (!finished && Number(embedding.eta_seconds) > 0) bits.push(`about ${formatDuration(embedding.eta_seconds)} left`);
+  if (embedding.error) bits.push(`stalled: ${truncate(embedding.error, 80)}`);
+  else if (!finished) bits.push("keyword search covers the rest meanwhile");
+  return { percent, label, detail: bits.join(" · "), done: finished, hidden: false };
+}
+
 /** GET /library/status in one line. */
 export function libraryStatusLine(status, nowMs = Date.now()) {
   if (!status) return "";
@@ -179,7 +205,28 @@ export function libraryStatusLine(status, nowMs = Date.now()) {
   let line = `${bits.join(" · ")} indexed`;
   if (status.last_sync_at) line += ` · last indexed ${relativeTime(status.last_sync_at, nowMs)}`;
   if (status.syncing) line += " · indexing now";
+  const pending = Number(status.embedding_phase?.chunks_pending) || 0;
+  if (pending) line += ` · ${plural(pending, "passage")} waiting for embeddings`;
   return line;
+}
+
+/** The PDFs that are not (fully) searchable, from GET /library/status, one line each. */
+export function problemLines(status) {
+  const states = status?.attachment_states || {};
+  const lines = [];
+  const count = (n, what) => (n ? `${plural(n, "PDF")} ${what}` : "");
+  const summary = [
+    count(states.no_text, "without a text layer (need OCR)"),
+    count(states.failed, "unreadable"),
+    count(states.missing, "missing"),
+  ].filter(Boolean);
+  if (summary.length) lines.push(summary.join(" · "));
+  for (const p of status?.problems || []) {
+    const name = p.title || (p.path || "").split(/[\\/]/).pop() || p.attachment_key;
+    const what = p.state === "indexed" ? `${plural(p.pages_without_text, "page")} without text` : p.reason || p.state;
+    lines.push(`${truncate(name, 60)}: ${truncate(what, 120)}`);
+  }
+  return lines;
 }
 
 // ---------------------------------------------------------------- sessions storage

@@ -11,7 +11,7 @@
  */
 import { describeError, isAbortError } from "../errors.js";
 import { clear, createH, fill } from "./dom.js";
-import { libraryStatusLine, maintenanceLine, storageLine, syncProgress } from "./format.js";
+import { embeddingProgress, libraryStatusLine, maintenanceLine, problemLines, storageLine, syncProgress } from "./format.js";
 import { icon } from "./icons.js";
 import { checkGatewayURL, configGroups, formatFieldValue, MODEL_SUGGESTIONS, parseFieldValue } from "./prefs-model.js";
 
@@ -96,25 +96,40 @@ export function mountPreferences({ doc, root, env }) {
   // ---------------------------------------------------------------- library
 
   const libraryLine = h("p", { class: "zc-pref-line", id: "zocrates-library-status" });
-  const progressFill = h("div", { class: "zc-progress-fill" });
-  const progressBar = h("div", { class: "zc-progress", role: "progressbar", "aria-valuemin": "0", "aria-valuemax": "100", "aria-label": "Library indexing", hidden: true }, [progressFill]);
-  const progressLabel = h("div", { class: "zc-progress-label" });
-  const progressDetail = h("div", { class: "zc-progress-detail zc-muted" });
+  const problemsList = h("ul", { class: "zc-pref-problems zc-muted", id: "zocrates-library-problems", hidden: true });
   const syncStatus = status("zc-sync-status");
   const syncBtn = h("button", { type: "button", class: "zc-btn zc-btn-accent", id: "zocrates-sync", on: { click: () => sync(false) } }, [icon(doc, "refresh", { size: 14 }), h("span", {}, ["Index new and changed papers"])]);
   const fullBtn = h("button", { type: "button", class: "zc-btn", id: "zocrates-sync-full", title: "Re-read every PDF (takes minutes on a large library)", on: { click: () => sync(true) } }, ["Re-index everything"]);
   const cancelBtn = h("button", { type: "button", class: "zc-btn", id: "zocrates-sync-cancel", hidden: true, on: { click: () => syncAbort?.abort() } }, ["Stop"]);
 
+  /** A labelled progress bar: the keyword phase, then the embedding phase. */
+  function progressBar(id, ariaLabel) {
+    const fillEl = h("div", { class: "zc-progress-fill" });
+    const bar = h("div", { class: "zc-progress", role: "progressbar", "aria-valuemin": "0", "aria-valuemax": "100", "aria-label": ariaLabel, hidden: true }, [fillEl]);
+    const label = h("div", { class: "zc-progress-label" });
+    const detail = h("div", { class: "zc-progress-detail zc-muted" });
+    const wrap = h("div", { class: "zc-progress-wrap", id }, [label, bar, detail]);
+    return {
+      wrap,
+      show(p) {
+        bar.hidden = !!p.hidden;
+        bar.toggleAttribute("data-indeterminate", p.percent === null);
+        if (p.percent !== null) {
+          bar.setAttribute("aria-valuenow", String(p.percent));
+          fillEl.style.width = `${p.percent}%`;
+        } else bar.removeAttribute("aria-valuenow");
+        fill(h, label, p.label ? [p.label] : []);
+        fill(h, detail, p.detail ? [p.detail] : []);
+        return p;
+      },
+    };
+  }
+  const keywordBar = progressBar("zocrates-progress-keyword", "Library indexing");
+  const embeddingBar = progressBar("zocrates-progress-embedding", "Embedding passages");
+
   function showProgress(data) {
-    const p = syncProgress(data);
-    progressBar.hidden = false;
-    progressBar.toggleAttribute("data-indeterminate", p.percent === null);
-    if (p.percent !== null) {
-      progressBar.setAttribute("aria-valuenow", String(p.percent));
-      progressFill.style.width = `${p.percent}%`;
-    } else progressBar.removeAttribute("aria-valuenow");
-    fill(h, progressLabel, [p.label]);
-    fill(h, progressDetail, p.detail ? [p.detail] : []);
+    const p = keywordBar.show(syncProgress(data));
+    if (data.embedding) embeddingBar.show(embeddingProgress(data.embedding));
     return p;
   }
 
@@ -129,12 +144,14 @@ export function mountPreferences({ doc, root, env }) {
     let last = null;
     let lastData = null;
     try {
-      const stream = await client().librarySync({ full }, { signal: syncAbort.signal });
+      // The stream goes on through the embedding phase; "Stop" then only stops watching.
+      const stream = await client().librarySync({ full, followEmbedding: true }, { signal: syncAbort.signal });
       for await (const ev of stream) {
         if (!alive) break;
         if (ev.event === "progress" || ev.event === "done") {
           last = showProgress(ev.data);
           lastData = ev.data;
+          if (ev.data?.phase === "searchable") setStatus(syncStatus, "ok", "Every paper is searchable by keyword; embeddings follow in the background.");
         }
         if (ev.event === "error") {
           setStatus(syncStatus, "error", ev.data?.display || describeError(ev.data || {}));
@@ -143,7 +160,9 @@ export function mountPreferences({ doc, root, env }) {
       }
       if (last?.done) setStatus(syncStatus, "ok", lastData?.message || last.label);
     } catch (err) {
-      if (isAbortError(err)) setStatus(syncStatus, "", "Indexing stopped; what was indexed is kept.");
+      const embedding = lastData && ["searchable", "embedding"].includes(lastData.phase);
+      if (isAbortError(err) && embedding) setStatus(syncStatus, "", "Stopped watching; the embeddings go on in the background.");
+      else if (isAbortError(err)) setStatus(syncStatus, "", "Indexing stopped; what was indexed is kept.");
       else setStatus(syncStatus, "error", errorText(err));
     } finally {
       syncAbort = null;
@@ -156,8 +175,10 @@ export function mountPreferences({ doc, root, env }) {
 
   const library = group("library", "Library index", "Zocrates reads the PDFs of your Zotero library into a local search index. Indexing again only reads what changed.", [
     libraryLine,
+    problemsList,
     h("div", { class: "zc-pref-actions" }, [syncBtn, fullBtn, cancelBtn]),
-    h("div", { class: "zc-progress-wrap" }, [progressLabel, progressBar, progressDetail]),
+    keywordBar.wrap,
+    embeddingBar.wrap,
     syncStatus,
   ]);
 
@@ -166,6 +187,10 @@ export function mountPreferences({ doc, root, env }) {
       const s = await client().libraryStatus();
       fill(h, libraryLine, [libraryStatusLine(s, now())]);
       libraryLine.removeAttribute("data-kind");
+      const problems = problemLines(s);
+      fill(h, problemsList, problems.map((line) => h("li", {}, [line])));
+      problemsList.hidden = problems.length === 0;
+      if (!syncAbort && s.embedding_phase?.chunks_pending) embeddingBar.show(embeddingProgress(s.embedding_phase));
     } catch (err) {
       fill(h, libraryLine, [errorText(err)]);
       libraryLine.setAttribute("data-kind", "error");

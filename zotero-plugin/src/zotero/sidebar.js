@@ -136,6 +136,23 @@ export function mountSidebar(win, app) {
     if (open) pane?.focus();
   }
 
+  // The paper open in a reader tab goes to the front of the embedding queue, so meaning
+  // search covers it first while a large library is still being embedded.
+  let prioritized = "";
+  const prioritizeReader = () => {
+    const tabs = win.Zotero_Tabs;
+    if (!tabs || tabs.selectedType !== "reader") return;
+    const [open] = zoteroSelection(win, Zotero).selectedItems;
+    const key = open?.parentKey || open?.key;
+    if (!key || key === prioritized) return;
+    prioritized = key;
+    env
+      .client()
+      .prioritize([key])
+      .catch((err) => app.log(`prioritize ${key}: ${err?.message || err}`));
+  };
+  const stopPrioritizing = watchSelection(win, Zotero, prioritizeReader);
+
   const pane = createPane({
     doc,
     root: container,
@@ -175,6 +192,7 @@ export function mountSidebar(win, app) {
       pane.focus();
     },
     unmount() {
+      stopPrioritizing();
       container.removeEventListener("focusin", onFocus);
       width.detach();
       pane.destroy();
