@@ -59,7 +59,11 @@ def zotero_copy(workdir: pathlib.Path) -> pathlib.Path:
 
 
 async def open_library(
-    index_dir: pathlib.Path, zotero_dir: pathlib.Path, reranker: RerankerClient
+    index_dir: pathlib.Path,
+    zotero_dir: pathlib.Path,
+    reranker: RerankerClient,
+    *,
+    embed_in_background: bool = True,
 ) -> Library:
     models = await reranker.models()
     library = Library(
@@ -68,6 +72,7 @@ async def open_library(
         embedder=reranker,
         reranker=reranker,
         embedding_model=str(models["embedding_model"]),
+        embed_in_background=embed_in_background,
     )
     await library.open()
     return library

@@ -31,7 +31,7 @@ async def run(args: argparse.Namespace) -> None:
         for label in ("cold", "unchanged"):
             started = time.perf_counter()
             last = None
-            async for progress in library.sync():
+            async for progress in library.sync(follow_embedding=True):
                 last = progress
             wall = time.perf_counter() - started
             assert last is not None

@@ -6,6 +6,10 @@ A question counts as recalled at k when one of the top-k passages comes from the
 and its page range covers one of the answer pages.
 
     .venv/bin/python bench/bench_retrieval.py [--embedding-model NAME] [--workdir DIR] [--show-misses]
+
+With --zotero-dir and --index-dir it runs on an existing library and index (say the large
+library of bench_large_library.py, the 38 papers among thousands of distractors) without
+syncing or embedding anything; --modes picks the retrievals.
 """
 
 from __future__ import annotations
@@ -42,21 +46,37 @@ def _hit(question: dict, hits: list) -> int | None:  # type: ignore[type-arg]
 async def run(args: argparse.Namespace) -> None:
     questions = [json.loads(line) for line in QUESTIONS.read_text().splitlines() if line.strip()]
     workdir = pathlib.Path(args.workdir or tempfile.mkdtemp(prefix="zocrates-bench-"))
-    zotero_dir = zotero_copy(workdir)
+    existing = args.zotero_dir is not None and args.index_dir is not None
+    zotero_dir = pathlib.Path(args.zotero_dir) if existing else zotero_copy(workdir)
     env = {"ZOCRATES_EMBEDDING_MODEL": args.embedding_model} if args.embedding_model else {}
     with reranker_process(**env) as address:
         reranker = RerankerClient(address, timeout=300)
         model = (await reranker.models())["embedding_model"]
-        index_dir = workdir / f"index-{model.replace(':', '_').replace('/', '_')}"
-        library = await open_library(index_dir, zotero_dir, reranker)
-        async for _ in library.sync():
-            pass
+        index_dir = (
+            pathlib.Path(args.index_dir)
+            if existing
+            else workdir / f"index-{model.replace(':', '_').replace('/', '_')}"
+        )
+        library = await open_library(
+            index_dir, zotero_dir, reranker, embed_in_background=not existing
+        )
+        if existing:
+            status = await library.status()
+            print(
+                f"existing index: {status['chunks']} chunks, "
+                f"{status['embedding_phase']['chunks_embedded']} with vectors"
+            )
+        else:
+            async for _ in library.sync(follow_embedding=True):
+                pass
         print(
             f"{len(questions)} questions over {len({q['file'] for q in questions})} papers; embedding model {model}"
         )
         print(f"{'retrieval':<16} {'recall@5':>9} {'recall@20':>10} {'MRR@20':>7} {'ms/query':>9}")
         for label, options in MODES:
             if args.no_rerank and options.get("rerank"):
+                continue
+            if args.modes and options["mode"] not in args.modes:
                 continue
             ranks: list[int | None] = []
             started = time.perf_counter()
@@ -90,6 +110,15 @@ def main() -> None:
     )
     parser.add_argument("--show-misses", action="store_true", help="list the questions missed at 5")
     parser.add_argument("--no-rerank", action="store_true", help="skip the (slow) reranked run")
+    parser.add_argument("--zotero-dir", default=None, help="an existing Zotero-shaped library")
+    parser.add_argument("--index-dir", default=None, help="its existing index (with --zotero-dir)")
+    parser.add_argument(
+        "--modes",
+        nargs="*",
+        choices=["keyword", "dense", "hybrid"],
+        default=None,
+        help="only these retrievals (hybrid: fused, and fused + rerank)",
+    )
     asyncio.run(run(parser.parse_args()))
 
 

@@ -35,7 +35,9 @@ class CachedEmbedder:
     def __init__(self, vectors: dict[str, np.ndarray]) -> None:
         self.vectors = vectors
 
-    async def embed(self, texts: list[str], *, is_query: bool = False) -> np.ndarray:
+    async def embed(
+        self, texts: list[str], *, is_query: bool = False, background: bool = False
+    ) -> np.ndarray:
         return np.stack([self.vectors[t] for t in texts])
 
 
@@ -105,7 +107,7 @@ async def run(args: argparse.Namespace) -> None:
         library = await open_library(
             workdir / f"index-{model.replace(':', '_').replace('/', '_')}", zotero_dir, reranker
         )
-        async for _ in library.sync():
+        async for _ in library.sync(follow_embedding=True):
             pass
         embed_ms = []
         vectors = {}

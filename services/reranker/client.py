@@ -48,12 +48,17 @@ class RerankerClient(ServiceClient):
         return [(r.id, r.score, r.word_count) for r in reply.results]
 
     async def embed(
-        self, texts: Sequence[str], *, is_query: bool = False, timeout: float | None = None
+        self,
+        texts: Sequence[str],
+        *,
+        is_query: bool = False,
+        background: bool = False,
+        timeout: float | None = None,
     ) -> np.ndarray:
-        """float32 array of shape ``(len(texts), dim)``; every row L2-normalised."""
-        reply = await self.call(
-            self.stub.Embed, pb.EmbedRequest(texts=list(texts), is_query=is_query), timeout=timeout
-        )
+        """float32 array of shape ``(len(texts), dim)``; every row L2-normalised.
+        ``background``: bulk work that yields to interactive calls (see EmbedRequest)."""
+        request = pb.EmbedRequest(texts=list(texts), is_query=is_query, background=background)
+        reply = await self.call(self.stub.Embed, request, timeout=timeout)
         vectors = np.frombuffer(reply.vectors, dtype="<f4").astype(np.float32, copy=False)
         return vectors.reshape(reply.count, reply.dim)
 

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import logging
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -76,6 +78,44 @@ def trim_ranked(
     return kept
 
 
+class InteractiveGate:
+    """Counts interactive calls in flight; the background lane waits while there are any.
+
+    ``busy()`` is entered on the event loop around an interactive call; ``wait_until_clear``
+    blocks the background thread between two texts (at most ``max_wait_s``, so a stream of
+    interactive calls slows bulk work down but never stops it)."""
+
+    def __init__(self, max_wait_s: float = 5.0) -> None:
+        self._cond = threading.Condition()
+        self._inflight = 0
+        self._closed = False
+        self.max_wait_s = max_wait_s
+
+    @contextlib.contextmanager
+    def busy(self) -> Iterator[None]:
+        with self._cond:
+            self._inflight += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._inflight -= 1
+                self._cond.notify_all()
+
+    @property
+    def inflight(self) -> int:
+        return self._inflight
+
+    def wait_until_clear(self) -> None:
+        with self._cond:
+            self._cond.wait_for(lambda: self._inflight == 0 or self._closed, self.max_wait_s)
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+
+
 class RerankerService:
     """Rerank and embed over models loaded by ``load()``."""
 
@@ -98,10 +138,16 @@ class RerankerService:
         self._executor = concurrent.futures.ThreadPoolExecutor(
             max_workers=1, thread_name_prefix="reranker-inference"
         )
+        # Bulk embedding runs in a thread of its own and steps aside for interactive calls.
+        self._background_executor = concurrent.futures.ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="reranker-background"
+        )
+        self._interactive = InteractiveGate()
         self._cross_encoder: CrossEncoder | None = None
         self._embedder: Embedder | None = None
         self._rerank_batcher: DynamicBatcher[tuple[str, str], float] | None = None
         self._embed_batcher: DynamicBatcher[str, np.ndarray] | None = None
+        self._background_batcher: DynamicBatcher[str, np.ndarray] | None = None
         self.load_error: Exception | None = None
         self.load_seconds: dict[str, float] = {}
 
@@ -142,6 +188,15 @@ class RerankerService:
         def encode(texts: list[str]) -> list[np.ndarray]:
             return list(embedder.encode(texts))
 
+        gate = self._interactive
+
+        def encode_in_background(texts: list[str]) -> list[np.ndarray]:
+            rows: list[np.ndarray] = []
+            for text in texts:  # one text at a time: the most an interactive call waits for
+                gate.wait_until_clear()
+                rows.extend(embedder.encode([text]))
+            return rows
+
         self._rerank_batcher = DynamicBatcher(
             score,
             max_batch_size=self._max_batch_size,
@@ -155,6 +210,13 @@ class RerankerService:
             max_wait_s=self._max_wait_s,
             executor=self._executor,
             name="embed",
+        )
+        self._background_batcher = DynamicBatcher(
+            encode_in_background,
+            max_batch_size=self._max_batch_size,
+            max_wait_s=0.0,
+            executor=self._background_executor,
+            name="embed_background",
         )
 
     def _require_ready(self) -> None:
@@ -197,7 +259,8 @@ class RerankerService:
             return RerankResult([], self.reranker_model, (time.perf_counter() - started) * 1e3)
         self._require_ready()
         assert self._rerank_batcher is not None
-        scores = await self._rerank_batcher.submit([(query, text) for _, text in candidates])
+        with self._interactive.busy():
+            scores = await self._rerank_batcher.submit([(query, text) for _, text in candidates])
         order = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))
         ranked = [
             ScoredCandidate(
@@ -211,8 +274,11 @@ class RerankerService:
             (time.perf_counter() - started) * 1e3,
         )
 
-    async def embed(self, *, texts: Sequence[str], is_query: bool = False) -> EmbedResult:
-        """One L2-normalised vector per text; queries get the model's query instruction."""
+    async def embed(
+        self, *, texts: Sequence[str], is_query: bool = False, background: bool = False
+    ) -> EmbedResult:
+        """One L2-normalised vector per text; queries get the model's query instruction.
+        ``background`` work yields, text by text, to interactive calls."""
         if len(texts) > MAX_TEXTS:
             raise InvalidArgument(
                 f"Embed takes at most {MAX_TEXTS} texts per call, got {len(texts)}; split the "
@@ -224,8 +290,13 @@ class RerankerService:
             return EmbedResult(np.zeros((0, dim), dtype=np.float32), self.embedding_model)
         self._require_ready()
         assert self._embed_batcher is not None and self._embedder is not None
+        assert self._background_batcher is not None
         prefix = self._embedder.query_prefix if is_query else ""
-        rows = await self._embed_batcher.submit([prefix + t for t in texts])
+        if background:
+            rows = await self._background_batcher.submit([prefix + t for t in texts])
+        else:
+            with self._interactive.busy():
+                rows = await self._embed_batcher.submit([prefix + t for t in texts])
         return EmbedResult(np.stack(rows).astype(np.float32, copy=False), self.embedding_model)
 
     def models(self) -> ModelsInfo:
@@ -237,7 +308,9 @@ class RerankerService:
         )
 
     async def close(self) -> None:
-        for batcher in (self._rerank_batcher, self._embed_batcher):
+        for batcher in (self._rerank_batcher, self._embed_batcher, self._background_batcher):
             if batcher is not None:
                 await batcher.close()
+        self._interactive.close()
         self._executor.shutdown(wait=False, cancel_futures=True)
+        self._background_executor.shutdown(wait=False, cancel_futures=True)

@@ -34,7 +34,9 @@ class RerankerServicer(pb_grpc.RerankerServiceServicer):
     async def Embed(
         self, request: pb.EmbedRequest, context: grpc.aio.ServicerContext
     ) -> pb.EmbedReply:
-        result = await self._svc.embed(texts=list(request.texts), is_query=request.is_query)
+        result = await self._svc.embed(
+            texts=list(request.texts), is_query=request.is_query, background=request.background
+        )
         count, dim = result.vectors.shape
         return pb.EmbedReply(
             dim=dim,

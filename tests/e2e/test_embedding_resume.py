@@ -36,8 +36,10 @@ pytestmark = pytest.mark.timeout(900)
 def _embedded_texts(metrics_url: str) -> float:
     """Texts the reranker has embedded so far (its batcher's item count)."""
     text = httpx.get(metrics_url, timeout=5).text
-    match = re.search(r'^zocrates_reranker_batch_items_sum\{batcher="embed"\} (\S+)$', text, re.M)
-    return float(match.group(1)) if match else 0.0
+    found = re.findall(
+        r'^zocrates_reranker_batch_items_sum\{batcher="embed\w*"\} (\S+)$', text, re.M
+    )
+    return sum(float(n) for n in found)
 
 
 def _vectors(index: pathlib.Path) -> dict[int, bytes]:

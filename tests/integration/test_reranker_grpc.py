@@ -204,3 +204,23 @@ async def test_twenty_concurrent_reranks_all_succeed(client: RerankerClient) -> 
     for reply in replies:
         assert [r[0] for r in reply] == [r[0] for r in expected]
         np.testing.assert_allclose([r[1] for r in reply], [r[1] for r in expected], atol=1e-4)
+
+
+async def test_background_embedding_steps_aside_for_a_query(client: RerankerClient) -> None:
+    """A bulk embed (the library's embedding phase) running when a user searches: the query
+    is answered before the bulk call ends, and the bulk vectors are what a foreground call
+    computes for the same texts."""
+    passages = [text for _, text in CANDIDATES] * 8  # 40 texts, one at a time in the lane
+    bulk = asyncio.create_task(client.embed(passages, background=True))
+    await asyncio.sleep(0.3)  # the lane is busy with the bulk call now
+    query = await client.embed([QUERY], is_query=True)
+    assert not bulk.done(), "the query waited for the whole bulk call"
+    vectors = await bulk
+    assert query.shape == (1, 384) and vectors.shape == (40, 384)
+    foreground = await client.embed(passages[:5])
+    np.testing.assert_allclose(vectors[:5], foreground, atol=1e-5)
+    reranked = asyncio.create_task(client.embed(passages, background=True))
+    await asyncio.sleep(0.3)
+    ranked = await client.rerank(QUERY, CANDIDATES)
+    assert ranked[0][0] == "brms" and not reranked.done()
+    await reranked

@@ -58,7 +58,9 @@ class HashingEmbedder:
         self.batches_allowed = None
         self.gate.set()
 
-    async def embed(self, texts: list[str], *, is_query: bool = False) -> np.ndarray:
+    async def embed(
+        self, texts: list[str], *, is_query: bool = False, background: bool = False
+    ) -> np.ndarray:
         if not is_query:
             await self.gate.wait()
             if self.fail:
@@ -263,6 +265,42 @@ async def test_an_unreachable_embedder_stalls_the_phase_with_a_reason_then_it_re
     assert library.embedding.progress().chunks_pending == 0
 
 
+async def test_bulk_embedding_waits_for_the_keyword_phase_to_finish(
+    tmp_path: pathlib.Path, zotero_dir: pathlib.Path
+) -> None:
+    embedder = HashingEmbedder()  # not held: only the queue's own rule keeps it waiting
+    library = await _open(tmp_path, zotero_dir, embedder)
+    try:
+        seen_during_sync = []
+        async for progress in library.sync():
+            seen_during_sync.append(len(embedder.texts))
+            if progress.phase == "indexing" and progress.items_done:
+                assert library.embedding.progress().running is False
+        assert set(seen_during_sync) == {0}, "nothing embedded while the keyword phase ran"
+        assert await library.embedding.wait_idle(timeout=60)
+        assert len(embedder.texts) == (await library.status())["chunks"]
+    finally:
+        await library.aclose()
+
+
+async def test_the_keyword_phase_ending_while_the_queue_looks_does_not_strand_it(
+    tmp_path: pathlib.Path, zotero_dir: pathlib.Path
+) -> None:
+    """The hold is lifted between the queue's look (held: nothing to do) and its decision
+    to rest: it must not declare itself idle with chunks still pending."""
+    library = await _open(tmp_path, zotero_dir, HashingEmbedder(), embed_in_background=False)
+    try:
+        await _sync(library)
+        looks = iter([True])  # held at the first look, free from then on
+        library.embedding.hold_bulk = lambda: next(looks, False)
+        library.embedding.start()
+        assert await library.embedding.wait_idle(timeout=30)
+        assert library.embedding.progress().chunks_pending == 0
+        assert len(_vectors(tmp_path)) == (await library.status())["chunks"]
+    finally:
+        await library.aclose()
+
+
 async def test_sync_can_follow_the_embedding_phase_to_the_end(
     tmp_path: pathlib.Path, zotero_dir: pathlib.Path
 ) -> None:
@@ -356,6 +394,13 @@ async def test_a_file_that_takes_too_long_and_a_crashing_worker_cost_that_file_o
         assert crashed[0].state == STATE_FAILED and "crashed" in (crashed[0].error or "")
         again = dict([r async for r in pool.map([extraction.Job("pdf", str(good))])])
         assert again[0].state == STATE_INDEXED and again[0].chunks
+
+        # a worker that died while idle is replaced; its next file is not blamed
+        (idle,) = pool._idle
+        os.kill(idle.process.pid, signal.SIGKILL)
+        idle.process.join(timeout=5)
+        after = dict([r async for r in pool.map([extraction.Job("pdf", str(good))])])
+        assert after[0].state == STATE_INDEXED and after[0].chunks
     finally:
         pool.close()
     assert pool.busy_pids() == []

@@ -60,6 +60,7 @@ class EmbeddingQueue:
         dense_lock: asyncio.Lock,
         batch: int = EMBED_BATCH,
         on_batch: Callable[[int], Awaitable[None]] | None = None,
+        hold_bulk: Callable[[], bool] | None = None,
     ) -> None:
         self.store = store
         self.dense = dense
@@ -67,6 +68,10 @@ class EmbeddingQueue:
         self.batch = batch
         self.dense_lock = dense_lock
         self.on_batch = on_batch
+        # While this says so (the keyword phase is running), only priority items are embedded:
+        # on 2 cores the embedder would otherwise take the CPU that makes the library
+        # searchable, and being searchable sooner matters more than embedding sooner.
+        self.hold_bulk = hold_bulk or (lambda: False)
         self._wake = asyncio.Event()
         self._idle = asyncio.Event()
         self._priority: collections.OrderedDict[str, None] = collections.OrderedDict()
@@ -106,6 +111,11 @@ class EmbeddingQueue:
             self.wake()
 
     @property
+    def chunks_total(self) -> int:
+        """Chunks in the index when the counts were last refreshed."""
+        return self._total
+
+    @property
     def priority_items(self) -> list[str]:
         return list(self._priority)
 
@@ -125,7 +135,7 @@ class EmbeddingQueue:
             chunks_pending=self._pending,
             chunks_per_second=round(rate, 2),
             eta_seconds=round(self._pending / rate, 1) if rate > 0 and self._pending else 0.0,
-            running=self._task is not None and not self._idle.is_set(),
+            running=self._task is not None and not self._idle.is_set() and not self.hold_bulk(),
             error=self._error,
         )
 
@@ -154,6 +164,8 @@ class EmbeddingQueue:
                 return rows
             for key in keys:  # all of them embedded
                 self._priority.pop(key, None)
+        if self.hold_bulk():
+            return []
         return await asyncio.to_thread(self.store.pending_chunks, self.batch)
 
     async def _run(self) -> None:
@@ -180,7 +192,9 @@ class EmbeddingQueue:
                 if not rows:
                     break
                 try:
-                    vectors = await self.embedder.embed([text for _, _, text in rows])
+                    vectors = await self.embedder.embed(
+                        [text for _, _, text in rows], background=True
+                    )
                 except asyncio.CancelledError:
                     raise
                 except Exception as exc:  # the embedder is down or restarting: wait, retry
@@ -192,7 +206,12 @@ class EmbeddingQueue:
                 delay, self._error = 1.0, ""
                 await self._store(rows, np.asarray(vectors, dtype=np.float32))
             await asyncio.to_thread(self.refresh_counts)
-            if not self._wake.is_set():
+            if self._pending:
+                # Held by the keyword phase, or it ended (or new chunks came) after the last
+                # look: not idle. Look again shortly; the queue is idle only when it is empty.
+                await asyncio.sleep(1.0 if self.hold_bulk() else 0.2)
+                self._wake.set()
+            elif not self._wake.is_set():
                 self._idle.set()
 
     async def _store(self, rows: list[tuple[int, str, str]], vectors: np.ndarray) -> None:

@@ -21,7 +21,7 @@ import pathlib
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-from services.agent.library import chunking, pdf_text, toc
+from services.agent.library import chunking, pdf_text, terms, toc
 from services.agent.library.index_store import STATE_FAILED, STATE_INDEXED, STATE_NO_TEXT
 from services.common.errors import ZocratesError
 
@@ -53,6 +53,9 @@ class Extracted:
     chunks: list[chunking.Chunk] = dataclasses.field(default_factory=list)
     empty_pages: int = 0
     error: str | None = None
+    # Chunks each word occurs in (terms.document_frequencies), counted here rather than in
+    # the agent's process, which writes the index.
+    term_counts: dict[str, int] = dataclasses.field(default_factory=dict)
 
 
 def extract(job: Job) -> Extracted:
@@ -93,13 +96,15 @@ def _extract(job: Job) -> Extracted:
         pages = pdf_text.read_ft_cache(file)
         entries = toc.build_toc(None, pages)
     empty = sum(1 for p in pages if len(p.split()) < MIN_WORDS_PER_PAGE)
+    chunks = chunking.chunk_document(pages, entries)
     return Extracted(
         state=STATE_INDEXED,
         source=source,
         pages=pages,
         entries=entries,
-        chunks=chunking.chunk_document(pages, entries),
+        chunks=chunks,
         empty_pages=empty if source == "pdf" else 0,
+        term_counts=dict(terms.document_frequencies(c.text for c in chunks)),
     )
 
 
@@ -111,6 +116,10 @@ def _worker_main(conn: multiprocessing.connection.Connection) -> None:
             conn.send(extract(job))
 
 
+class _WorkerGone(Exception):
+    """The worker process was gone before a job reached it (the job is not at fault)."""
+
+
 class _Worker:
     def __init__(self, ctx: Any) -> None:
         self.conn, child = ctx.Pipe(duplex=True)
@@ -119,8 +128,13 @@ class _Worker:
         child.close()
 
     def run(self, job: Job, timeout: float) -> Extracted:
-        """Blocking (run in a thread): send one job, wait for its result."""
-        self.conn.send(job)
+        """Blocking (run in a thread): send one job, wait for its result. Raises
+        ``_WorkerGone`` when the worker died before it took the job."""
+        try:
+            self.conn.send(job)
+        except OSError as exc:  # BrokenPipeError included: it exited while idle
+            self.kill()
+            raise _WorkerGone from exc
         if not self.conn.poll(timeout):
             self.kill()
             return Extracted(
@@ -188,7 +202,13 @@ class ExtractorPool:
                         worker = self._idle.pop() if self._idle else _Worker(self._ctx)
                     busy = True
                     self._busy.add(worker)
-                    result = await asyncio.to_thread(worker.run, job, self.timeout)
+                    try:
+                        result = await asyncio.to_thread(worker.run, job, self.timeout)
+                    except _WorkerGone:  # once more with a new worker
+                        self._busy.discard(worker)
+                        worker = _Worker(self._ctx)
+                        self._busy.add(worker)
+                        result = await asyncio.to_thread(worker.run, job, self.timeout)
                     self._busy.discard(worker)
                     busy = False
                     await queue.put((index, result))

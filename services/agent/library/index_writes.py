@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -133,6 +133,7 @@ def write_attachment(
     error: str | None = None,
     empty_pages: int = 0,
     vectors: np.ndarray | None = None,
+    term_counts: Mapping[str, int] | None = None,
 ) -> None:
     """Replace everything indexed for one attachment. Without ``vectors`` the chunks are
     keyword-searchable at once and wait in the embedding queue for theirs."""
@@ -180,11 +181,14 @@ def write_attachment(
             for i, c in enumerate(chunks)
         ],
     )
-    _add_term_df(conn, chunks)
+    _add_term_df(conn, chunks, term_counts)
 
 
-def _add_term_df(conn: sqlite3.Connection, chunks: Sequence[Chunk]) -> None:
-    counts = terms.document_frequencies(c.text for c in chunks)
+def _add_term_df(
+    conn: sqlite3.Connection, chunks: Sequence[Chunk], counts: Mapping[str, int] | None
+) -> None:
+    if counts is None:
+        counts = terms.document_frequencies(c.text for c in chunks)
     conn.executemany(
         "INSERT INTO term_df(term, df) VALUES (?, ?) "
         "ON CONFLICT(term) DO UPDATE SET df = df + excluded.df",

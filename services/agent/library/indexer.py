@@ -299,6 +299,7 @@ class LibraryIndexer:
                 state=extracted.state,
                 error=extracted.error,
                 empty_pages=extracted.empty_pages,
+                term_counts=extracted.term_counts,
             )
 
     def _finish(self) -> None:

@@ -55,7 +55,11 @@ class Library:
         self.embed_in_background = embed_in_background
         self._dense_lock = asyncio.Lock()
         self.embedding = EmbeddingQueue(
-            self.store, self.dense, embedder, dense_lock=self._dense_lock
+            self.store,
+            self.dense,
+            embedder,
+            dense_lock=self._dense_lock,
+            hold_bulk=lambda: self.indexer.syncing,
         )
         self.indexer = LibraryIndexer(
             self.store,
@@ -64,7 +68,12 @@ class Library:
             on_written=self.embedding.wake,
         )
         self.searcher = LibrarySearch(
-            self.store, self.dense, embedder, reranker, on_scope=self.embedding.prioritize
+            self.store,
+            self.dense,
+            embedder,
+            reranker,
+            on_scope=self.embedding.prioritize,
+            chunk_count=lambda: self.embedding.chunks_total,
         )
         self._sync_progress: SyncProgress | None = None
 
@@ -135,6 +144,7 @@ class Library:
                 yield progress
         finally:
             self._sync_progress = None
+            self.embedding.wake()  # the bulk embedding waited for the keyword phase
             if last is None or last.updated or last.removed or full:
                 # re-indexed or removed chunks leave vectors behind in memory
                 await self._reload_dense()
@@ -165,6 +175,8 @@ class Library:
                 return
             if not self.embed_in_background and progress["chunks_pending"]:
                 return  # nobody is embedding here: do not wait forever
+            if idle:  # counts not caught up yet: never spin
+                await asyncio.sleep(interval)
 
     async def status(self) -> dict[str, Any]:
         await asyncio.to_thread(self.embedding.refresh_counts)

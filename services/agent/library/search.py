@@ -33,7 +33,9 @@ _STOPWORDS = frozenset(
 
 
 class Embedder(Protocol):
-    async def embed(self, texts: list[str], *, is_query: bool = False) -> np.ndarray: ...
+    async def embed(
+        self, texts: list[str], *, is_query: bool = False, background: bool = False
+    ) -> np.ndarray: ...
 
 
 class Reranker(Protocol):
@@ -189,12 +191,16 @@ class LibrarySearch:
         reranker: Reranker | None = None,
         *,
         on_scope: Callable[[set[str]], None] | None = None,
+        chunk_count: Callable[[], int] | None = None,
     ) -> None:
         self.store = store
         self.dense = dense
         self.embedder = embedder
         self.reranker = reranker
         self.on_scope = on_scope  # told which items a scoped search is about
+        # How many chunks the keyword index holds (the dense index may hold fewer while the
+        # embedding phase runs); it decides whether common words are left out of queries.
+        self.chunk_count = chunk_count or (lambda: len(self.dense))
 
     def resolve_scope(
         self, item_keys: Sequence[str] | None, collection_key: str | None
@@ -308,7 +314,7 @@ class LibrarySearch:
 
         def run() -> list[int]:
             df = self.store.term_df(words)
-            match = fts_query(terms.select_words(words, df, len(self.dense)))
+            match = fts_query(terms.select_words(words, df, self.chunk_count()))
             if not match:
                 return []
             return [

@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n#zocrates/reranker/v1/reranker.proto\x12\x14zocrates.reranker.v1\"%\n\tCandidate\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04text\x18\x02 \x01(\t\"}\n\rRerankRequest\x12\r\n\x05query\x18\x01 \x01(\t\x12\x33\n\ncandidates\x18\x02 \x03(\x0b\x32\x1f.zocrates.reranker.v1.Candidate\x12\x12\n\nmax_chunks\x18\x03 \x01(\x05\x12\x14\n\x0cword_ceiling\x18\x04 \x01(\x05\"@\n\x0fScoredCandidate\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05score\x18\x02 \x01(\x02\x12\x12\n\nword_count\x18\x03 \x01(\x05\"e\n\x0bRerankReply\x12\x36\n\x07results\x18\x01 \x03(\x0b\x32%.zocrates.reranker.v1.ScoredCandidate\x12\r\n\x05model\x18\x02 \x01(\t\x12\x0f\n\x07took_ms\x18\x03 \x01(\x01\"/\n\x0c\x45mbedRequest\x12\r\n\x05texts\x18\x01 \x03(\t\x12\x10\n\x08is_query\x18\x02 \x01(\x08\"H\n\nEmbedReply\x12\x0b\n\x03\x64im\x18\x01 \x01(\x05\x12\x0f\n\x07vectors\x18\x02 \x01(\x0c\x12\r\n\x05model\x18\x03 \x01(\t\x12\r\n\x05\x63ount\x18\x04 \x01(\x05\"\x12\n\x10GetModelsRequest\"d\n\x0bModelsReply\x12\x16\n\x0ereranker_model\x18\x01 \x01(\t\x12\x17\n\x0f\x65mbedding_model\x18\x02 \x01(\t\x12\x15\n\rembedding_dim\x18\x03 \x01(\x05\x12\r\n\x05ready\x18\x04 \x01(\x08\x32\x8a\x02\n\x0fRerankerService\x12P\n\x06Rerank\x12#.zocrates.reranker.v1.RerankRequest\x1a!.zocrates.reranker.v1.RerankReply\x12M\n\x05\x45mbed\x12\".zocrates.reranker.v1.EmbedRequest\x1a .zocrates.reranker.v1.EmbedReply\x12V\n\tGetModels\x12&.zocrates.reranker.v1.GetModelsRequest\x1a!.zocrates.reranker.v1.ModelsReplyb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n#zocrates/reranker/v1/reranker.proto\x12\x14zocrates.reranker.v1\"%\n\tCandidate\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04text\x18\x02 \x01(\t\"}\n\rRerankRequest\x12\r\n\x05query\x18\x01 \x01(\t\x12\x33\n\ncandidates\x18\x02 \x03(\x0b\x32\x1f.zocrates.reranker.v1.Candidate\x12\x12\n\nmax_chunks\x18\x03 \x01(\x05\x12\x14\n\x0cword_ceiling\x18\x04 \x01(\x05\"@\n\x0fScoredCandidate\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05score\x18\x02 \x01(\x02\x12\x12\n\nword_count\x18\x03 \x01(\x05\"e\n\x0bRerankReply\x12\x36\n\x07results\x18\x01 \x03(\x0b\x32%.zocrates.reranker.v1.ScoredCandidate\x12\r\n\x05model\x18\x02 \x01(\t\x12\x0f\n\x07took_ms\x18\x03 \x01(\x01\"C\n\x0c\x45mbedRequest\x12\r\n\x05texts\x18\x01 \x03(\t\x12\x10\n\x08is_query\x18\x02 \x01(\x08\x12\x12\n\nbackground\x18\x03 \x01(\x08\"H\n\nEmbedReply\x12\x0b\n\x03\x64im\x18\x01 \x01(\x05\x12\x0f\n\x07vectors\x18\x02 \x01(\x0c\x12\r\n\x05model\x18\x03 \x01(\t\x12\r\n\x05\x63ount\x18\x04 \x01(\x05\"\x12\n\x10GetModelsRequest\"d\n\x0bModelsReply\x12\x16\n\x0ereranker_model\x18\x01 \x01(\t\x12\x17\n\x0f\x65mbedding_model\x18\x02 \x01(\t\x12\x15\n\rembedding_dim\x18\x03 \x01(\x05\x12\r\n\x05ready\x18\x04 \x01(\x08\x32\x8a\x02\n\x0fRerankerService\x12P\n\x06Rerank\x12#.zocrates.reranker.v1.RerankRequest\x1a!.zocrates.reranker.v1.RerankReply\x12M\n\x05\x45mbed\x12\".zocrates.reranker.v1.EmbedRequest\x1a .zocrates.reranker.v1.EmbedReply\x12V\n\tGetModels\x12&.zocrates.reranker.v1.GetModelsRequest\x1a!.zocrates.reranker.v1.ModelsReplyb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -40,13 +40,13 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_RERANKREPLY']._serialized_start=293
   _globals['_RERANKREPLY']._serialized_end=394
   _globals['_EMBEDREQUEST']._serialized_start=396
-  _globals['_EMBEDREQUEST']._serialized_end=443
-  _globals['_EMBEDREPLY']._serialized_start=445
-  _globals['_EMBEDREPLY']._serialized_end=517
-  _globals['_GETMODELSREQUEST']._serialized_start=519
-  _globals['_GETMODELSREQUEST']._serialized_end=537
-  _globals['_MODELSREPLY']._serialized_start=539
-  _globals['_MODELSREPLY']._serialized_end=639
-  _globals['_RERANKERSERVICE']._serialized_start=642
-  _globals['_RERANKERSERVICE']._serialized_end=908
+  _globals['_EMBEDREQUEST']._serialized_end=463
+  _globals['_EMBEDREPLY']._serialized_start=465
+  _globals['_EMBEDREPLY']._serialized_end=537
+  _globals['_GETMODELSREQUEST']._serialized_start=539
+  _globals['_GETMODELSREQUEST']._serialized_end=557
+  _globals['_MODELSREPLY']._serialized_start=559
+  _globals['_MODELSREPLY']._serialized_end=659
+  _globals['_RERANKERSERVICE']._serialized_start=662
+  _globals['_RERANKERSERVICE']._serialized_end=928
 # @@protoc_insertion_point(module_scope)

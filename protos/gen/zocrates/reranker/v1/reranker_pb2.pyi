@@ -47,12 +47,14 @@ class RerankReply(_message.Message):
     def __init__(self, results: _Optional[_Iterable[_Union[ScoredCandidate, _Mapping]]] = ..., model: _Optional[str] = ..., took_ms: _Optional[float] = ...) -> None: ...
 
 class EmbedRequest(_message.Message):
-    __slots__ = ("texts", "is_query")
+    __slots__ = ("texts", "is_query", "background")
     TEXTS_FIELD_NUMBER: _ClassVar[int]
     IS_QUERY_FIELD_NUMBER: _ClassVar[int]
+    BACKGROUND_FIELD_NUMBER: _ClassVar[int]
     texts: _containers.RepeatedScalarFieldContainer[str]
     is_query: bool
-    def __init__(self, texts: _Optional[_Iterable[str]] = ..., is_query: _Optional[bool] = ...) -> None: ...
+    background: bool
+    def __init__(self, texts: _Optional[_Iterable[str]] = ..., is_query: _Optional[bool] = ..., background: _Optional[bool] = ...) -> None: ...
 
 class EmbedReply(_message.Message):
     __slots__ = ("dim", "vectors", "model", "count")
