@@ -104,7 +104,7 @@ async def env(
                 )
             )
             assert agent.library is not None
-            async for _ in agent.library.sync():
+            async for _ in agent.library.sync(follow_embedding=True):
                 pass
             decisions = DecisionsServer()
             stack.callback(decisions.close)

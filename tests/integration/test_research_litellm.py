@@ -229,7 +229,7 @@ async def stack(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Stack
         )
         await gateway.app.state.gateway.startup_done.wait()
         client = AgentClient(agent.runtime.address)
-        async for progress in client.sync():
+        async for progress in client.sync(follow_embedding=True):
             last = progress
         await client.close()
         assert last["phase"] == "done" and last["failed"] == 0, last

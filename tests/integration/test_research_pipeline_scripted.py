@@ -130,7 +130,7 @@ async def env(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Env]:
             )
         )
         assert agent.library is not None
-        async for _ in agent.library.sync():
+        async for _ in agent.library.sync(follow_embedding=True):
             pass
         remote = RemoteSessionService(sessions.runtime.address)
         client = RerankerClient(reranker.runtime.address, timeout=120)

@@ -138,7 +138,7 @@ async def stack(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Stack
         s = Stack(root, reranker.runtime.address)
         await s.start()
         agent = AgentClient(s.agent_addr)
-        async for progress in agent.sync():
+        async for progress in agent.sync(follow_embedding=True):
             last = progress
         await agent.close()
         assert last["phase"] == "done" and last["failed"] == 0, last
