@@ -301,6 +301,40 @@ async def test_the_keyword_phase_ending_while_the_queue_looks_does_not_strand_it
         await library.aclose()
 
 
+async def test_a_keyword_phase_cut_off_resumes_when_the_agent_starts_again(
+    tmp_path: pathlib.Path, zotero_dir: pathlib.Path
+) -> None:
+    embedder = HashingEmbedder()
+    embedder.hold()
+    library = await _open(tmp_path, zotero_dir, embedder)
+    stream = library.sync()
+    async for progress in stream:
+        if progress.items_done >= 2:
+            break  # the agent dies here: the stream (and the keyword phase) are cut off
+    await stream.aclose()  # type: ignore[attr-defined]
+    written = (await library.status())["attachment_states"]
+    assert 2 <= sum(written.values()) < 6
+    assert library.indexer.interrupted_sync() == zotero_dir
+    await library.aclose()
+
+    library = await _open(tmp_path, zotero_dir, HashingEmbedder())
+    try:
+        assert library._resume is not None
+        await asyncio.wait_for(library._resume, timeout=120)
+        status = await library.status()
+        assert status["attachment_states"] == {
+            "indexed": 3,
+            "no_text": 1,
+            "failed": 2,
+            "missing": 0,
+        }
+        assert library.indexer.interrupted_sync() is None
+        final = (await _sync(library))[-1]
+        assert final.unchanged == 6 and final.added == 0
+    finally:
+        await library.aclose()
+
+
 async def test_sync_can_follow_the_embedding_phase_to_the_end(
     tmp_path: pathlib.Path, zotero_dir: pathlib.Path
 ) -> None:

@@ -34,6 +34,8 @@ from services.common.errors import ZocratesError
 
 logger = logging.getLogger(__name__)
 
+INTERRUPTED_SYNC = "interrupted_sync"  # meta key: set while a keyword phase has work left
+
 
 @dataclasses.dataclass
 class SyncProgress:
@@ -142,6 +144,8 @@ class LibraryIndexer:
         )
         work, removed, unchanged = await asyncio.to_thread(self._plan, snapshot, full)
         await asyncio.to_thread(self._write_metadata, snapshot, removed)
+        if work:  # cleared by _finish: still there at the next start, the sync was cut off
+            await asyncio.to_thread(self._mark_interrupted, zotero_dir)
         progress.removed, progress.unchanged = len(removed), unchanged
         progress.items_total = len(work)
         progress.pages_total = sum(w.pages_estimate for w in work)
@@ -302,9 +306,19 @@ class LibraryIndexer:
                 term_counts=extracted.term_counts,
             )
 
+    def _mark_interrupted(self, zotero_dir: pathlib.Path) -> None:
+        with self.store.writer() as conn:
+            self.store.set_meta(conn, INTERRUPTED_SYNC, str(zotero_dir))
+
+    def interrupted_sync(self) -> pathlib.Path | None:
+        """The Zotero directory of a keyword phase that was cut off (crash, kill, cancel)."""
+        value = self.store.get_meta(INTERRUPTED_SYNC)
+        return pathlib.Path(value) if value else None
+
     def _finish(self) -> None:
         with self.store.writer() as conn:
             self.store.set_meta(conn, "last_sync_at", str(time.time()))
+            conn.execute("DELETE FROM meta WHERE key = ?", (INTERRUPTED_SYNC,))
 
     def status(self) -> dict[str, Any]:
         counts = self.store.counts()

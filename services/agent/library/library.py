@@ -10,6 +10,7 @@ exist and keyword scores elsewhere, and the status says how much of each phase i
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import pathlib
 import time
@@ -76,8 +77,9 @@ class Library:
             chunk_count=lambda: self.embedding.chunks_total,
         )
         self._sync_progress: SyncProgress | None = None
+        self._resume: asyncio.Task[None] | None = None
 
-    async def open(self) -> None:
+    async def open(self, *, resume_interrupted: bool = True) -> None:
         dropped = await asyncio.to_thread(self.store.reset_embeddings, self.embedding_model)
         if dropped:
             logger.info(
@@ -97,8 +99,27 @@ class Library:
         )
         if self.embed_in_background:
             self.embedding.start()
+        interrupted = await asyncio.to_thread(self.indexer.interrupted_sync)
+        if interrupted is not None and resume_interrupted:
+            logger.info("library index: a sync of %s was cut off; resuming it", interrupted)
+            self._resume = asyncio.create_task(self._resume_sync(interrupted))
+
+    async def _resume_sync(self, zotero_dir: pathlib.Path) -> None:
+        """Finish a keyword phase that a crash or kill cut off (what was written is kept)."""
+        try:
+            async for progress in self.sync(zotero_dir=str(zotero_dir)):
+                last = progress
+            logger.info("library index: resumed sync finished: %s", last.message)
+        except Conflict:
+            pass  # someone started a sync meanwhile: it completes the index
+        except Exception:
+            logger.exception("library index: the resumed sync failed; the next sync retries")
 
     async def aclose(self) -> None:
+        if self._resume is not None and not self._resume.done():
+            self._resume.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._resume
         await self.embedding.stop()
         self.close()
 
