@@ -16,7 +16,7 @@ import contextlib
 import dataclasses
 import logging
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
@@ -59,7 +59,6 @@ class EmbeddingQueue:
         *,
         dense_lock: asyncio.Lock,
         batch: int = EMBED_BATCH,
-        on_batch: Callable[[int], Awaitable[None]] | None = None,
         hold_bulk: Callable[[], bool] | None = None,
     ) -> None:
         self.store = store
@@ -67,7 +66,6 @@ class EmbeddingQueue:
         self.embedder = embedder
         self.batch = batch
         self.dense_lock = dense_lock
-        self.on_batch = on_batch
         # While this says so (the keyword phase is running), only priority items are embedded:
         # on 2 cores the embedder would otherwise take the CPU that makes the library
         # searchable, and being searchable sooner matters more than embedding sooner.
@@ -227,5 +225,3 @@ class EmbeddingQueue:
                 )
         self._pending = max(0, self._pending - len(ids))
         self._recent.append((time.monotonic(), len(ids)))
-        if self.on_batch is not None:
-            await self.on_batch(len(written))

@@ -260,13 +260,6 @@ class IndexStore:
             ("attachments", "SELECT count(*) FROM attachments WHERE source != 'none'"),
             ("pages", "SELECT coalesce(sum(page_count), 0) FROM attachments"),
             ("chunks", "SELECT count(*) FROM chunks"),
-            ("chunks_pending", "SELECT count(*) FROM chunks WHERE embedding IS NULL"),
-            (
-                "pages_pending",
-                "SELECT coalesce(sum(page_count), 0) FROM attachments WHERE state = 'indexed' "
-                "AND attachment_key IN (SELECT DISTINCT attachment_key FROM chunks "
-                "WHERE embedding IS NULL)",
-            ),
         ):
             out[name] = int(conn.execute(sql).fetchone()[0])
         states = dict.fromkeys(ATTACHMENT_STATES, 0)
