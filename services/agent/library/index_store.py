@@ -15,13 +15,14 @@ import json
 import pathlib
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 
 from services.agent.library import terms
+from services.agent.library.index_queue import EmbeddingQueueStore
 
 SCHEMA_VERSION = "2"
 
@@ -118,12 +119,6 @@ END;
 """
 
 
-def embedding_text(title: str, section: str | None, text: str) -> str:
-    """What the embedder reads for a chunk: where it is (paper and section), then the text."""
-    head = f"{title} - {section}" if section else title
-    return f"{head}\n{text}"
-
-
 def _add_missing_columns(conn: sqlite3.Connection) -> None:
     """Columns added since schema 1, for an index written by an older version."""
     has_table = conn.execute(
@@ -142,7 +137,7 @@ def _add_missing_columns(conn: sqlite3.Connection) -> None:
         conn.execute("ALTER TABLE attachments ADD COLUMN empty_pages INTEGER NOT NULL DEFAULT 0")
 
 
-class IndexStore:
+class IndexStore(EmbeddingQueueStore):
     """Thread-safe access to the index file: one writer connection, readers per thread."""
 
     def __init__(self, path: pathlib.Path) -> None:
@@ -164,21 +159,6 @@ class IndexStore:
             conn.close()
         if has_chunks and not has_stats:  # an index written before term statistics existed
             self.rebuild_term_df()
-
-    def reset_embeddings(self, model: str) -> int:
-        """Forget every vector if they were made by another model than ``model``; the
-        embedding phase then recomputes them while keyword search keeps working. Returns how
-        many vectors were dropped."""
-        if self.get_meta("embedding_model") in (None, model):
-            with self.writer() as conn:
-                self.set_meta(conn, "embedding_model", model)
-            return 0
-        with self.writer() as conn:
-            dropped = conn.execute(
-                "UPDATE chunks SET embedding = NULL WHERE embedding IS NOT NULL"
-            ).rowcount
-            self.set_meta(conn, "embedding_model", model)
-        return int(dropped)
 
     def rebuild_term_df(self) -> None:
         """Recompute every word's document frequency from the chunks."""
@@ -289,69 +269,6 @@ class IndexStore:
             data["reason"] = data["reason"] or ""
             out.append(data)
         return out
-
-    # ---- the embedding queue ----
-
-    def queue_counts(self) -> tuple[int, int]:
-        """(chunks, chunks without a vector)."""
-        conn = self.reader()
-        total = int(conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
-        pending = int(
-            conn.execute("SELECT count(*) FROM chunks WHERE embedding IS NULL").fetchone()[0]
-        )
-        return total, pending
-
-    def pending_chunks(
-        self, limit: int, *, item_keys: Sequence[str] | None = None
-    ) -> list[tuple[int, str, str]]:
-        """Up to ``limit`` chunks without a vector, oldest first (of ``item_keys`` only, when
-        given): (chunk id, item key, the text to embed: title - section, then the passage)."""
-        conn = self.reader()
-        sql = (
-            "SELECT c.id, c.item_key, coalesce(i.title, ''), c.section, c.text FROM chunks c "
-            "LEFT JOIN items i ON i.item_key = c.item_key WHERE c.embedding IS NULL"
-        )
-        params: list[Any] = []
-        if item_keys is not None:
-            keys = list(item_keys)
-            if not keys:
-                return []
-            sql += f" AND c.item_key IN ({','.join('?' * len(keys))})"
-            params.extend(keys)
-        sql += " ORDER BY c.id LIMIT ?"
-        params.append(limit)
-        return [
-            (int(cid), item_key, embedding_text(title, section, text))
-            for cid, item_key, title, section, text in conn.execute(sql, params)
-        ]
-
-    def pending_count(self, item_keys: Sequence[str]) -> int:
-        """Chunks of these items still without a vector."""
-        keys = list(item_keys)
-        marks = ",".join("?" * len(keys))
-        row = (
-            self.reader()
-            .execute(
-                f"SELECT count(*) FROM chunks WHERE embedding IS NULL AND item_key IN ({marks})",
-                keys,
-            )
-            .fetchone()
-        )
-        return int(row[0])
-
-    def store_vectors(self, ids: Sequence[int], vectors: np.ndarray) -> list[int]:
-        """Write the vectors of chunks that still exist and still have none; returns the ids
-        written (a chunk re-indexed meanwhile has a new id and is skipped)."""
-        written: list[int] = []
-        with self.writer() as conn:
-            for cid, vector in zip(ids, vectors, strict=True):
-                cur = conn.execute(
-                    "UPDATE chunks SET embedding = ? WHERE id = ? AND embedding IS NULL",
-                    (np.asarray(vector, dtype=np.float32).tobytes(), int(cid)),
-                )
-                if cur.rowcount:
-                    written.append(int(cid))
-        return written
 
     def item(self, item_key: str) -> dict[str, Any] | None:
         cur = self.reader().execute(
