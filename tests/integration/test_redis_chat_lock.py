@@ -30,7 +30,10 @@ def prefix() -> str:
 @pytest.fixture
 async def raw(redis_url: str, prefix: str) -> AsyncIterator[aioredis.Redis]:
     """A plain client for reaching behind the lock's back; deletes this test's keys after."""
-    client = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    # Socket timeouts, so that a reply that never comes fails the test instead of hanging it.
+    client = aioredis.Redis.from_url(
+        redis_url, decode_responses=True, socket_timeout=5.0, socket_connect_timeout=5.0
+    )
     yield client
     keys = [key async for key in client.scan_iter(match=f"{prefix}*", count=500)]
     if keys:
