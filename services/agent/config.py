@@ -48,6 +48,14 @@ class AgentSettings(CommonSettings):
         le=16,
         description=("Processes that extract text while indexing (0: one per core, at most 2)."),
     )
+    vector_graph_from: int = Field(
+        default=100_000,
+        ge=1,
+        description=(
+            "Chunk vectors from which semantic search goes through an approximate "
+            "nearest-neighbour graph (HNSW, saved next to the index) instead of exact search."
+        ),
+    )
     base_attachment_dir: pathlib.Path | None = Field(
         default=None,
         description=(

@@ -70,6 +70,7 @@ class AgentServer:
             embedding_model=model,
             base_attachment_dir=self.settings.base_attachment_dir,
             index_workers=self.settings.index_workers or None,
+            vector_graph_from=self.settings.vector_graph_from,
         )
         await self.library.open()
         research = ResearchRuntime(

@@ -26,6 +26,7 @@ import pytest
 import pytest_asyncio
 
 from services.agent.library import extraction
+from services.agent.library.dense import DenseIndex
 from services.agent.library.index_store import STATE_FAILED, STATE_INDEXED, STATE_NO_TEXT
 from services.agent.library.indexer import SyncProgress
 from services.agent.library.library import INDEX_FILE, Library
@@ -370,6 +371,81 @@ async def test_another_embedding_model_recomputes_the_vectors_and_keeps_the_text
         second.release()
         assert await library.embedding.wait_idle(timeout=60)
         assert len(second.texts) == chunks
+    finally:
+        await library.aclose()
+
+
+PAPER_QUERIES = {
+    "lme4__lmer.pdf": "penalized least squares for linear mixed models",
+    "sandwich__sandwich-CL.pdf": "clustered covariance and clustered standard errors",
+    "brms__brms_multilevel.pdf": "Bayesian multilevel models in Stan",
+}
+QUERIES = (*PAPER_QUERIES.values(), "random effects variance components")
+
+
+async def _answers(library: Library) -> list[list[tuple[str, int, int]]]:
+    return [
+        [(h.item_key, h.page_start, h.chunk_id) for h in await library.search(q, k=8)]
+        for q in QUERIES
+    ]
+
+
+async def test_past_the_threshold_search_goes_through_the_saved_graph(
+    tmp_path: pathlib.Path, zotero_dir: pathlib.Path
+) -> None:
+    """The graph's answers are exact search's; the next start reuses the saved graph; a paper
+    re-indexed (its chunks replaced, under reused ids) is found through it afterwards."""
+    library = await _open(tmp_path, zotero_dir, HashingEmbedder(), vector_graph_from=50)
+    try:
+        await _sync(library, follow_embedding=True)
+        assert await asyncio.to_thread(library.dense.wait_built, 60)
+        chunks = (await library.status())["chunks"]
+        stats = library.dense.stats()
+        # The first 50 built the graph; later vectors wait in the exact tail for a batch.
+        assert stats["uses_graph"] and stats["graph"] >= 50
+        assert stats["graph"] + stats["tail"] == chunks
+        through_graph = await _answers(library)
+    finally:
+        await library.aclose()
+    assert (tmp_path / "index" / "vectors.usearch").exists()
+
+    exact = await _open(tmp_path, zotero_dir, HashingEmbedder(), vector_graph_from=10**9)
+    try:
+        assert not exact.dense.uses_graph
+        assert await _answers(exact) == through_graph
+    finally:
+        await exact.aclose()
+    assert not (tmp_path / "index" / "vectors.usearch").exists()  # exact: the graph is gone
+
+    library = await _open(tmp_path, zotero_dir, HashingEmbedder(), vector_graph_from=50)
+    try:
+        assert await asyncio.to_thread(library.dense.wait_built, 60)
+        assert await _answers(library) == through_graph
+        await library.aclose()
+        library = await _open(tmp_path, zotero_dir, HashingEmbedder(), vector_graph_from=50)
+        assert library.dense.stats()["waiting"] == 0, "the saved graph was reused"
+        # Re-index the paper that holds the highest chunk ids: SQLite hands its new chunks
+        # the same ids, so the saved graph's vectors for them are stale until checked.
+        with sqlite3.connect(tmp_path / "index" / INDEX_FILE) as conn:
+            last_item = conn.execute("SELECT item_key FROM chunks ORDER BY id DESC").fetchone()[0]
+        paper = next(f for f in PAPERS if zf.paper_item_key(f) == last_item)
+        before = _vectors(tmp_path)
+        zf.touch_attachment(zotero_dir, last_item)
+        final = (await _sync(library, follow_embedding=True))[-1]
+        assert final.updated == 1
+        assert await asyncio.to_thread(library.dense.wait_built, 60)
+        after = _vectors(tmp_path)
+        assert set(after) & set(before), "chunk ids were reused"
+        exact_dense = DenseIndex(ann_from=10**9)
+        exact_dense.load(library.store)
+        query = PAPER_QUERIES[paper]
+        vector = (await HashingEmbedder().embed([query], is_query=True))[0]
+        assert library.dense.search(vector, limit=10, item_keys=None) == exact_dense.search(
+            vector, limit=10, item_keys=None
+        )
+        hits = await library.search(query, k=5)
+        assert hits[0].item_key == last_item
+        assert {h.chunk_id for h in hits} <= set(after)
     finally:
         await library.aclose()
 

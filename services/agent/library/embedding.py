@@ -21,8 +21,9 @@ from typing import Any
 
 import numpy as np
 
+from services.agent.library.dense import DenseIndex
 from services.agent.library.index_store import IndexStore
-from services.agent.library.search import DenseIndex, Embedder
+from services.agent.library.search import Embedder
 
 logger = logging.getLogger(__name__)
 

@@ -107,3 +107,33 @@ class EmbeddingQueueStore:
                 if cur.rowcount:
                     written.append(int(cid))
         return written
+
+    def embedded_chunks(self) -> tuple[np.ndarray, list[str]]:
+        """(chunk ids, item key of each) of every chunk with a vector, by id; no vectors read."""
+        rows = (
+            self.reader()
+            .execute("SELECT id, item_key FROM chunks WHERE embedding IS NOT NULL ORDER BY id")
+            .fetchall()
+        )
+        return np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)), [
+            r[1] for r in rows
+        ]
+
+    def vectors_of(self, ids: Sequence[int] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(chunk ids found, float32 matrix) of those of ``ids`` that have a vector."""
+        found: list[int] = []
+        blobs: list[bytes] = []
+        conn = self.reader()
+        for start in range(0, len(ids), 900):
+            part = [int(i) for i in ids[start : start + 900]]
+            marks = ",".join("?" * len(part))
+            for cid, blob in conn.execute(
+                f"SELECT id, embedding FROM chunks WHERE id IN ({marks}) AND embedding IS NOT NULL",
+                part,
+            ):
+                found.append(cid)
+                blobs.append(blob)
+        if not blobs:
+            return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
+        matrix = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), -1)
+        return np.asarray(found, dtype=np.int64), matrix

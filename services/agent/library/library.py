@@ -17,11 +17,11 @@ import time
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
+from services.agent.library.dense import ANN_FROM, DenseIndex
 from services.agent.library.embedding import EmbeddingQueue
 from services.agent.library.index_store import IndexStore
 from services.agent.library.indexer import LibraryIndexer, SyncProgress
 from services.agent.library.search import (
-    DenseIndex,
     Embedder,
     LibrarySearch,
     Reranker,
@@ -34,6 +34,7 @@ from services.common.errors import Conflict, InvalidArgument
 logger = logging.getLogger(__name__)
 
 INDEX_FILE = "index.sqlite3"
+GRAPH_FILE = "vectors.usearch"
 
 
 class Library:
@@ -48,10 +49,14 @@ class Library:
         base_attachment_dir: pathlib.Path | None = None,
         index_workers: int | None = None,
         embed_in_background: bool = True,
+        vector_graph_from: int = ANN_FROM,
     ) -> None:
         self.zotero_dir = zotero_dir
         self.store = IndexStore(index_dir / INDEX_FILE)
-        self.dense = DenseIndex()
+        # Above a size, an HNSW graph next to the index (reused at the next start).
+        self.dense = DenseIndex(
+            graph_path=index_dir / GRAPH_FILE, graph_tag=embedding_model, ann_from=vector_graph_from
+        )
         self.embedding_model = embedding_model
         self.embed_in_background = embed_in_background
         self._dense_lock = asyncio.Lock()
@@ -121,6 +126,7 @@ class Library:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._resume
         await self.embedding.stop()
+        await asyncio.to_thread(self.dense.close)  # saves the graph if it changed
         self.close()
 
     def close(self) -> None:

@@ -14,6 +14,7 @@ from typing import Literal, Protocol
 import numpy as np
 
 from services.agent.library import terms
+from services.agent.library.dense import DenseIndex
 from services.agent.library.index_store import IndexStore
 from services.common.errors import InvalidArgument, NotFound
 
@@ -90,96 +91,6 @@ def reciprocal_rank_fusion(
         for rank, chunk_id in enumerate(ranking):
             scores[chunk_id] = scores.get(chunk_id, 0.0) + 1.0 / (k + rank + 1)
     return sorted(scores.items(), key=lambda kv: kv[1], reverse=True)
-
-
-class DenseIndex:
-    """Every chunk embedding in one float32 matrix; exact cosine search (vectors are unit).
-
-    Rows are appended as the embedding phase writes vectors (the matrix grows by half its
-    size when full, so appending a library batch by batch stays linear)."""
-
-    def __init__(self) -> None:
-        self._ids = np.zeros(0, dtype=np.int64)
-        self._matrix = np.zeros((0, 0), dtype=np.float32)
-        self._item_of_row = np.zeros(0, dtype=np.int32)
-        self._item_codes: dict[str, int] = {}
-        self._rows = 0
-
-    def load(self, store: IndexStore) -> None:
-        ids, matrix, items = store.all_embeddings()
-        codes: dict[str, int] = {}
-        item_of_row = np.fromiter(
-            (codes.setdefault(k, len(codes)) for k in items), dtype=np.int32, count=len(items)
-        )
-        self._ids, self._matrix, self._item_of_row = ids, matrix, item_of_row
-        self._item_codes, self._rows = codes, int(ids.shape[0])
-
-    def append(self, ids: np.ndarray, vectors: np.ndarray, item_keys: Sequence[str]) -> None:
-        n = int(ids.shape[0])
-        if n == 0:
-            return
-        if self._rows + n > self._ids.shape[0] or self._matrix.shape[1] != vectors.shape[1]:
-            capacity = max(self._rows + n, int(self._ids.shape[0] * 1.5), 1024)
-            matrix = np.zeros((capacity, vectors.shape[1]), dtype=np.float32)
-            if self._rows:
-                matrix[: self._rows] = self._matrix[: self._rows]
-            grown_ids = np.zeros(capacity, dtype=np.int64)
-            grown_ids[: self._rows] = self._ids[: self._rows]
-            items = np.zeros(capacity, dtype=np.int32)
-            items[: self._rows] = self._item_of_row[: self._rows]
-            self._matrix, self._ids, self._item_of_row = matrix, grown_ids, items
-        end = self._rows + n
-        self._matrix[self._rows : end] = vectors
-        self._ids[self._rows : end] = ids
-        self._item_of_row[self._rows : end] = [
-            self._item_codes.setdefault(k, len(self._item_codes)) for k in item_keys
-        ]
-        self._rows = end
-
-    @property
-    def ids(self) -> np.ndarray:
-        return self._ids[: self._rows]
-
-    @property
-    def matrix(self) -> np.ndarray:
-        return self._matrix[: self._rows]
-
-    @property
-    def dim(self) -> int:
-        return int(self._matrix.shape[1]) if self._rows else 0
-
-    def __len__(self) -> int:
-        return self._rows
-
-    def has_vectors(self, chunk_ids: Sequence[int]) -> np.ndarray:
-        """Which of ``chunk_ids`` have a vector here (bool per id)."""
-        if not self._rows or not len(chunk_ids):
-            return np.zeros(len(chunk_ids), dtype=bool)
-        return np.isin(np.asarray(chunk_ids, dtype=np.int64), self.ids)
-
-    def search(
-        self, query: np.ndarray, *, limit: int, item_keys: set[str] | None
-    ) -> list[tuple[int, float]]:
-        n = self._rows  # one consistent snapshot: appends write past it, or replace arrays
-        if n == 0:
-            return []
-        matrix, all_ids, item_of_row = self._matrix[:n], self._ids[:n], self._item_of_row[:n]
-        if item_keys is not None:
-            codes = [self._item_codes[k] for k in item_keys if k in self._item_codes]
-            if not codes:
-                return []
-            rows = np.flatnonzero(np.isin(item_of_row, np.asarray(codes, dtype=np.int32)))
-            if rows.size == 0:
-                return []
-            scores = matrix[rows] @ query
-            ids = all_ids[rows]
-        else:
-            scores = matrix @ query
-            ids = all_ids
-        limit = min(limit, scores.shape[0])
-        top = np.argpartition(-scores, limit - 1)[:limit]
-        top = top[np.argsort(-scores[top])]
-        return [(int(ids[i]), float(scores[i])) for i in top]
 
 
 class LibrarySearch:
@@ -275,7 +186,8 @@ class LibrarySearch:
         if len(rankings) == 2:
             # While the embedding phase runs, a chunk without a vector cannot be in the dense
             # ranking: its keyword rank stands in for the dense one, so it competes fairly.
-            has = self.dense.has_vectors(keyword_ranking)
+            # (In a thread: with a graph, the lookup may wait for an insertion step.)
+            has = await asyncio.to_thread(self.dense.has_vectors, keyword_ranking)
             waiting = {cid for cid, h in zip(keyword_ranking, has, strict=True) if not h}
             if waiting:
                 fused = _fuse_with_stand_in(keyword_ranking, rankings[1], waiting)
