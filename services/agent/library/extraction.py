@@ -104,7 +104,9 @@ def _extract(job: Job) -> Extracted:
         entries=entries,
         chunks=chunks,
         empty_pages=empty if source == "pdf" else 0,
-        term_counts=dict(terms.document_frequencies(c.text for c in chunks)),
+        term_counts=dict(
+            terms.document_frequencies(terms.chunk_text(c.text, c.section) for c in chunks)
+        ),
     )
 
 

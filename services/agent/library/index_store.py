@@ -106,7 +106,7 @@ CREATE INDEX IF NOT EXISTS chunks_pending ON chunks(id) WHERE embedding IS NULL;
 CREATE INDEX IF NOT EXISTS chunks_pending_item ON chunks(item_key, id) WHERE embedding IS NULL;
 CREATE TABLE IF NOT EXISTS term_df (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
-    text, section, content='chunks', content_rowid='id', tokenize='porter unicode61'
+    text, section, content='chunks', content_rowid='id', tokenize='{tokenize}'
 );
 CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
     INSERT INTO chunks_fts(rowid, text, section)
@@ -117,6 +117,7 @@ CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
     VALUES ('delete', old.id, old.text, coalesce(old.section, ''));
 END;
 """
+_SCHEMA = _SCHEMA.replace("{tokenize}", terms.TOKENIZE)
 
 
 def _add_missing_columns(conn: sqlite3.Connection) -> None:
@@ -153,21 +154,27 @@ class IndexStore(EmbeddingQueueStore):
                 "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)",
                 (SCHEMA_VERSION,),
             )
-            has_stats = conn.execute("SELECT 1 FROM term_df LIMIT 1").fetchone() is not None
+            row = conn.execute("SELECT value FROM meta WHERE key = 'term_df'").fetchone()
             has_chunks = conn.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is not None
+            if row is None and not has_chunks:
+                self.set_meta(conn, "term_df", terms.TERM_DF_KIND)
         finally:
             conn.close()
-        if has_chunks and not has_stats:  # an index written before term statistics existed
+        if has_chunks and (row is None or row[0] != terms.TERM_DF_KIND):
+            # Written before term statistics existed, or when they counted words, not stems.
             self.rebuild_term_df()
 
     def rebuild_term_df(self) -> None:
-        """Recompute every word's document frequency from the chunks."""
+        """Recount every index term's document frequency, from the FTS5 index itself."""
         with self.writer() as conn:
             conn.execute("DELETE FROM term_df")
-            counts = terms.document_frequencies(
-                r[0] for r in conn.execute("SELECT text FROM chunks")
+            conn.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_terms "
+                "USING fts5vocab(main, 'chunks_fts', 'row')"
             )
-            conn.executemany("INSERT INTO term_df(term, df) VALUES (?, ?)", counts.items())
+            conn.execute("INSERT INTO term_df(term, df) SELECT term, doc FROM temp.chunks_terms")
+            conn.execute("DROP TABLE temp.chunks_terms")
+            self.set_meta(conn, "term_df", terms.TERM_DF_KIND)
 
     def term_df(self, words: list[str]) -> dict[str, int]:
         if not words:

@@ -43,8 +43,10 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 
 
 def delete_attachment(conn: sqlite3.Connection, attachment_key: str) -> None:
-    texts = conn.execute("SELECT text FROM chunks WHERE attachment_key = ?", (attachment_key,))
-    counts = terms.document_frequencies(r[0] for r in texts)
+    texts = conn.execute(
+        "SELECT text, section FROM chunks WHERE attachment_key = ?", (attachment_key,)
+    )
+    counts = terms.document_frequencies(terms.chunk_text(r[0], r[1]) for r in texts)
     if counts:
         conn.executemany(
             "UPDATE term_df SET df = df - ? WHERE term = ?", [(n, t) for t, n in counts.items()]
@@ -188,7 +190,7 @@ def _add_term_df(
     conn: sqlite3.Connection, chunks: Sequence[Chunk], counts: Mapping[str, int] | None
 ) -> None:
     if counts is None:
-        counts = terms.document_frequencies(c.text for c in chunks)
+        counts = terms.document_frequencies(terms.chunk_text(c.text, c.section) for c in chunks)
     conn.executemany(
         "INSERT INTO term_df(term, df) VALUES (?, ?) "
         "ON CONFLICT(term) DO UPDATE SET df = df + excluded.df",

@@ -225,8 +225,20 @@ class LibrarySearch:
         words = content_words(query)
 
         def run() -> list[int]:
-            df = self.store.term_df(words)
-            match = fts_query(terms.select_words(words, df, self.chunk_count()))
+            total = self.chunk_count()
+            if total < terms.PRUNE_FROM_CHUNKS:
+                match = fts_query(words)
+            else:
+                # Counted by index term: "models" and "modelled" read the posting list of
+                # "model", and two words with one stem are one posting list, so one word.
+                stems = terms.index_terms(words)
+                by_stem: dict[str, str] = {}
+                for word, stem in zip(words, stems, strict=True):
+                    if stem is not None:
+                        by_stem.setdefault(stem, word)
+                counts = self.store.term_df(list(by_stem))
+                df = {word: counts.get(stem, 0) for stem, word in by_stem.items()}
+                match = fts_query(terms.select_words(list(by_stem.values()), df, total))
             if not match:
                 return []
             return [

@@ -76,3 +76,35 @@ def test_a_schema_1_index_opens_with_states_and_nothing_pending(tmp_path: pathli
     IndexStore(path).close()  # opening it again changes nothing
     with sqlite3.connect(path) as conn:
         assert conn.execute("SELECT count(*) FROM attachments").fetchone()[0] == 3
+
+
+def test_term_statistics_that_counted_words_are_recounted_by_stem(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "index.sqlite3"
+    store = IndexStore(path)
+    with store.writer() as conn:
+        conn.executemany(
+            "INSERT INTO chunks (attachment_key, item_key, ordinal, page_start, page_end, "
+            "section, text, word_count) VALUES ('A', 'I', ?, 1, 1, ?, ?, 3)",
+            [
+                (0, None, "Mixed models for students"),
+                (1, "Modelling", "a student modelled it"),
+                (2, None, "regressions"),
+            ],
+        )
+        # As an index of the previous release left them: words, not stems, and no kind.
+        conn.execute("DELETE FROM term_df")
+        conn.executemany(
+            "INSERT INTO term_df VALUES (?, ?)", [("models", 1), ("modelled", 1), ("students", 1)]
+        )
+        conn.execute("DELETE FROM meta WHERE key = 'term_df'")
+    store.close()
+    store = IndexStore(path)
+    try:
+        assert store.term_df(["model", "student", "regress", "models"]) == {
+            "model": 2,  # models, modelled, Modelling (a section): two chunks
+            "student": 2,
+            "regress": 1,
+        }
+        assert store.get_meta("term_df") == "fts5-terms-1"
+    finally:
+        store.close()
