@@ -42,6 +42,17 @@ CONNECTIVITY = 32
 EXPANSION_ADD = 128
 EXPANSION_SEARCH = 1024
 SAME_VECTOR = 0.95  # cosine between a graph vector (int8) and the index's above which they match
+# How well the graph finds neighbours depends on the vectors, so it is measured, not assumed:
+# probes (its own vectors, moved by noise about as far as a question is from its answer) are
+# searched through the graph and exhaustively; if no expansion reaches RECALL_TARGET, search
+# scans the graph's int8 vectors exhaustively instead (SIMD; about 65 ms at 1M here), still
+# rescored exactly. Measured on synthetic libraries the graph gave 0.99 at 150k and 0.68 at 1M.
+PROBES = 32
+PROBE_NOISE = 0.03
+RECALL_TARGET = 0.98
+EXPANSIONS = (EXPANSION_SEARCH, 4 * EXPANSION_SEARCH)
+CALIBRATE_FROM = 2_000  # a smaller graph is not probed
+CALIBRATE_GROWTH = 1.25  # probed again once it grew by a quarter
 
 
 class VectorStore(Protocol):
@@ -104,6 +115,9 @@ class DenseIndex:
         self._cold_items = np.zeros(0, dtype=np.int32)
         self._unchecked = np.zeros(0, dtype=np.int64)  # reused graph vectors not yet compared
         self._dirty = False  # the graph changed since it was saved
+        self._exhaustive = False  # probes found the graph's recall too low: scan it instead
+        self._calibrated_at = 0  # the graph's size when it was last probed
+        self.probe_recall: float | None = None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._wake = threading.Event()
@@ -135,6 +149,7 @@ class DenseIndex:
             "waiting": len(self._cold_ids),
             "unchecked": len(self._unchecked),
             "uses_graph": self.uses_graph,
+            "exhaustive": self._exhaustive,
         }
 
     def has_vectors(self, chunk_ids: Sequence[int]) -> np.ndarray:
@@ -177,7 +192,9 @@ class DenseIndex:
             wanted = max(limit * CANDIDATES, MIN_CANDIDATES)
             if codes is None:
                 with self._graph_lock:
-                    matches = graph.search(query, min(wanted, len(graph)), threads=1)
+                    matches = graph.search(
+                        query, min(wanted, len(graph)), exact=self._exhaustive, threads=1
+                    )
                 candidates = np.asarray(matches.keys, dtype=np.int64)
             else:
                 candidates = g_ids[np.isin(g_items, codes)]
@@ -256,6 +273,7 @@ class DenseIndex:
             self._g_ids, self._g_items = ids[in_graph], item_codes[in_graph]
             self._cold_ids, self._cold_items = ids[~in_graph], item_codes[~in_graph]
             self._unchecked = unchecked
+            self._exhaustive, self._calibrated_at = False, 0
         logger.info(
             "dense index: %d vectors through the graph (%d in it, %d to add)",
             len(ids),
@@ -317,6 +335,7 @@ class DenseIndex:
 
     def _drop_graph(self) -> None:
         self._graph, self._dirty = None, False
+        self._exhaustive, self._calibrated_at, self.probe_recall = False, 0, None
         self._g_ids = self._cold_ids = self._unchecked = np.zeros(0, dtype=np.int64)
         self._g_items = self._cold_items = np.zeros(0, dtype=np.int32)
 
@@ -327,6 +346,8 @@ class DenseIndex:
             return "check"
         if len(self._cold_ids):
             return "cold"
+        if len(self._g_ids) >= max(1, CALIBRATE_GROWTH * self._calibrated_at):
+            return "calibrate"
         if self._t_rows >= self.ann_batch:
             return "absorb"
         return None
@@ -450,6 +471,51 @@ class DenseIndex:
             self._g_ids = np.concatenate([self._g_ids, found])
             self._g_items = np.concatenate([self._g_items, found_items])
             self._dirty = True
+
+    def _calibrate(self) -> None:
+        """Probe the graph's recall; pick the expansion that reaches RECALL_TARGET, or scan."""
+        with self._lock:
+            graph, ids = self._graph, self._g_ids
+        assert graph is not None
+        size = len(ids)
+        recall, chosen = 1.0, EXPANSIONS[0]
+        if size >= CALIBRATE_FROM:
+            rng = np.random.default_rng(size)
+            stored = [
+                v for v in _stored(graph, ids[rng.integers(0, size, PROBES)]) if v is not None
+            ]
+            probes = np.vstack(stored).astype(np.float32)
+            probes /= np.linalg.norm(probes, axis=1, keepdims=True)
+            probes += rng.normal(0, PROBE_NOISE, probes.shape).astype(np.float32)
+            probes /= np.linalg.norm(probes, axis=1, keepdims=True)
+            truth = [
+                set(np.asarray(graph.search(p, 20, exact=True, threads=self.build_threads).keys))
+                for p in probes
+            ]
+            chosen = 0
+            for expansion in EXPANSIONS:
+                with self._graph_lock:
+                    graph.expansion_search = expansion  # type: ignore[misc]  # has a setter
+                    found = [
+                        set(np.asarray(graph.search(p, MIN_CANDIDATES, threads=1).keys))
+                        for p in probes
+                    ]
+                recall = float(
+                    np.mean([len(t & f) / len(t) for t, f in zip(truth, found, strict=True)])
+                )
+                if recall >= RECALL_TARGET:
+                    chosen = expansion
+                    break
+            logger.info(
+                "dense index: graph of %d vectors, probe recall@20 %.3f: %s",
+                size,
+                recall,
+                f"graph search, expansion {chosen}" if chosen else "exhaustive int8 scan",
+            )
+        with self._lock:
+            self._exhaustive = chosen == 0
+            self._calibrated_at = size
+            self.probe_recall = recall
 
     def _check(self) -> None:
         """Compare reused graph vectors with the index; re-add those that differ."""

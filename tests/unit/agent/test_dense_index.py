@@ -15,6 +15,7 @@ import threading
 import numpy as np
 import pytest
 
+from services.agent.library import dense as dense_module
 from services.agent.library.dense import DenseIndex
 from services.agent.library.index_store import IndexStore
 
@@ -115,6 +116,7 @@ def test_new_vectors_are_found_at_once_then_join_the_graph(
         "waiting": 0,
         "unchecked": 0,
         "uses_graph": True,
+        "exhaustive": False,
     }
     assert dense.search(fresh[0], limit=1, item_keys=None)[0][0] == ids[0]  # now from the graph
     assert dense.search(more[-1], limit=1, item_keys=None)[0][0] == more_ids[-1]
@@ -215,6 +217,28 @@ def test_searches_while_the_graph_is_built_return_only_real_chunks(
     assert not errors, errors
     assert all(1 <= c <= 7500 for hits in results for c, _ in hits)
     assert dense.stats()["graph"] == 7500
+    dense.close()
+
+
+@pytest.mark.parametrize(("target", "exhaustive"), [(0.5, False), (1.01, True)])
+def test_probes_decide_between_the_graph_walk_and_a_scan(
+    store: IndexStore,
+    tmp_path: pathlib.Path,
+    monkeypatch: pytest.MonkeyPatch,
+    target: float,
+    exhaustive: bool,
+) -> None:
+    """A graph whose probed recall misses the target is scanned instead of walked: the
+    answers are then exact search's, whatever the graph's quality."""
+    monkeypatch.setattr(dense_module, "CALIBRATE_FROM", 100)
+    monkeypatch.setattr(dense_module, "RECALL_TARGET", target)
+    dense = _graph(store, tmp_path, ann_from=500)
+    assert dense.stats()["exhaustive"] is exhaustive
+    assert dense.probe_recall is not None and 0.0 < dense.probe_recall <= 1.0
+    if exhaustive:
+        assert _recall(dense, _exact(store)) == 1.0
+    else:
+        assert dense.probe_recall >= target
     dense.close()
 
 
