@@ -23,6 +23,7 @@ import time
 
 from _stack import ROOT, RerankerClient, open_library, reranker_process, zotero_copy
 
+from services.agent.library import terms
 from tests.support.zotero_fixture import paper_item_key
 
 QUESTIONS = ROOT / "bench" / "data" / "retrieval_questions.jsonl"
@@ -119,7 +120,16 @@ def main() -> None:
         default=None,
         help="only these retrievals (hybrid: fused, and fused + rerank)",
     )
-    asyncio.run(run(parser.parse_args()))
+    parser.add_argument(
+        "--posting-budget",
+        type=int,
+        default=None,
+        help=f"keyword postings a query may read (default {terms.POSTING_BUDGET}; large libraries)",
+    )
+    args = parser.parse_args()
+    if args.posting_budget is not None:
+        terms.POSTING_BUDGET = args.posting_budget
+    asyncio.run(run(args))
 
 
 if __name__ == "__main__":
