@@ -4,7 +4,9 @@ embeddings on the wire, readiness while the models load, error codes, concurrenc
 from __future__ import annotations
 
 import asyncio
+import math
 import threading
+import time
 from collections.abc import AsyncIterator
 
 import grpc
@@ -210,13 +212,20 @@ async def test_background_embedding_steps_aside_for_a_query(client: RerankerClie
     """A bulk embed (the library's embedding phase) running when a user searches: the query
     is answered before the bulk call ends, and the bulk vectors are what a foreground call
     computes for the same texts."""
-    passages = [text for _, text in CANDIDATES] * 8  # 40 texts, one at a time in the lane
+    # Enough texts that the bulk call takes a few seconds on this machine, however fast it is
+    # (the lane embeds them one at a time): measured, not guessed.
+    sample = [" ".join([text] * 6) for _, text in CANDIDATES]  # passage-long texts
+    started = time.perf_counter()
+    await client.embed(sample)
+    per_text = max((time.perf_counter() - started) / len(sample), 1e-4)
+    copies = min(512 // len(sample), max(8, math.ceil(4.0 / per_text / len(sample))))
+    passages = sample * copies
     bulk = asyncio.create_task(client.embed(passages, background=True))
     await asyncio.sleep(0.3)  # the lane is busy with the bulk call now
     query = await client.embed([QUERY], is_query=True)
     assert not bulk.done(), "the query waited for the whole bulk call"
     vectors = await bulk
-    assert query.shape == (1, 384) and vectors.shape == (40, 384)
+    assert query.shape == (1, 384) and vectors.shape == (len(passages), 384)
     foreground = await client.embed(passages[:5])
     np.testing.assert_allclose(vectors[:5], foreground, atol=1e-5)
     reranked = asyncio.create_task(client.embed(passages, background=True))
