@@ -17,9 +17,7 @@ keyword ranking stands in for it (see ``LibrarySearch``).
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
-import os
 import pathlib
 import threading
 import time
@@ -28,6 +26,8 @@ from typing import Protocol
 
 import numpy as np
 from usearch.index import Index
+
+from services.agent.library.hnsw import EXPANSION_SEARCH, SavedGraph, new_graph, probe, stored
 
 logger = logging.getLogger(__name__)
 
@@ -38,25 +38,21 @@ CHECK_STEP = 4_096  # reused graph vectors compared with the index per step
 SCOPE_EXACT = 5_000  # a scope this small is scored exactly from the index directly
 CANDIDATES = 3  # the graph proposes this many times the hits asked for (at least MIN_CANDIDATES)
 MIN_CANDIDATES = 64
-CONNECTIVITY = 32
-EXPANSION_ADD = 128
-EXPANSION_SEARCH = 1024
 SAME_VECTOR = 0.95  # cosine between a graph vector (int8) and the index's above which they match
 # How well the graph finds neighbours depends on the vectors, so it is measured, not assumed:
 # probes (its own vectors, moved by noise about as far as a question is from its answer) are
 # searched through the graph and exhaustively; if no expansion reaches RECALL_TARGET, search
 # scans the graph's int8 vectors exhaustively instead (SIMD; about 65 ms at 1M here), still
 # rescored exactly. Measured on synthetic libraries the graph gave 0.99 at 150k and 0.68 at 1M.
-PROBES = 32
-PROBE_NOISE = 0.03
 RECALL_TARGET = 0.98
-EXPANSIONS = (EXPANSION_SEARCH, 4 * EXPANSION_SEARCH)
 CALIBRATE_FROM = 2_000  # a smaller graph is not probed
 CALIBRATE_GROWTH = 1.25  # probed again once it grew by a quarter
 
 
 class VectorStore(Protocol):
     """What the dense index reads from the library index (``IndexStore``)."""
+
+    def queue_counts(self) -> tuple[int, int]: ...
 
     def all_embeddings(self) -> tuple[np.ndarray, np.ndarray, list[str]]: ...
 
@@ -91,8 +87,8 @@ class DenseIndex:
         ann_batch: int = ANN_BATCH,
         build_threads: int = 1,
     ) -> None:
-        self.graph_path = graph_path
-        self.graph_tag = graph_tag  # the embedding model: a saved graph of another is ignored
+        # Saved with the embedding model's name: a saved graph of another model is ignored.
+        self._saved = SavedGraph(graph_path, graph_tag)
         self.ann_from = ann_from
         self.ann_batch = ann_batch
         self.build_threads = build_threads
@@ -216,7 +212,7 @@ class DenseIndex:
     def _coarse(self, graph: Index, ids: np.ndarray, query: np.ndarray, keep: int) -> np.ndarray:
         """The ``keep`` of ``ids`` nearest ``query`` by the graph's int8 vectors."""
         with self._graph_lock:
-            got = _stored(graph, ids)
+            got = stored(graph, ids)
         pairs = [(cid, v) for cid, v in zip(ids, got, strict=True) if v is not None]
         if not pairs:
             return np.zeros(0, dtype=np.int64)
@@ -231,12 +227,9 @@ class DenseIndex:
         """Every vector of ``store``: in memory below ANN_FROM, else through the graph (the
         one in memory or the saved one, reused where it still matches, or a new one)."""
         self._stop_thread()
-        ids, items = store.embedded_chunks()
+        total, pending = store.queue_counts()
         codes: dict[str, int] = {}
-        item_codes = np.fromiter(
-            (codes.setdefault(k, len(codes)) for k in items), dtype=np.int32, count=len(items)
-        )
-        if len(ids) < self.ann_from:
+        if total - pending < self.ann_from:  # exact: every vector into the matrix
             all_ids, matrix, all_items = store.all_embeddings()
             exact_codes = np.fromiter(
                 (codes.setdefault(k, len(codes)) for k in all_items),
@@ -247,9 +240,13 @@ class DenseIndex:
                 self._store, self._codes = store, codes
                 self._set_tail(all_ids, exact_codes, matrix)
                 self._drop_graph()
-            self._remove_saved_graph()
+            self._saved.remove()
             return
-        graph = self._graph if self._graph is not None else self._restore(store)
+        ids, items = store.embedded_chunks()  # through the graph: ids only, vectors later
+        item_codes = np.fromiter(
+            (codes.setdefault(k, len(codes)) for k in items), dtype=np.int32, count=len(items)
+        )
+        graph = self._graph if self._graph is not None else self._saved.restore()
         unchecked = np.zeros(0, dtype=np.int64)
         in_graph = np.zeros(len(ids), dtype=bool)
         if graph is not None:
@@ -261,7 +258,7 @@ class DenseIndex:
             unchecked = keys[present]
             in_graph = np.isin(ids, unchecked)
         else:
-            graph = self._new_graph(self._probe_dim(store, ids))
+            graph = new_graph(int(store.vectors_of(ids[:1])[1].shape[1]))
         with self._lock:
             self._store, self._codes = store, codes
             self._set_tail(
@@ -325,6 +322,11 @@ class DenseIndex:
         """Stop the thread and save the graph if it changed."""
         self._stop_thread()
         self._save()
+
+    def _save(self) -> None:
+        graph = self._graph
+        if graph is not None and self._dirty and self._saved.save(graph):
+            self._dirty = False
 
     # -- the thread -----------------------------------------------------------------------
 
@@ -410,7 +412,7 @@ class DenseIndex:
             n = self._t_rows
             ids, vectors = self._t_ids[:n].copy(), self._t_vec[:n]
         started = time.monotonic()
-        graph = self._new_graph(int(vectors.shape[1]))
+        graph = new_graph(int(vectors.shape[1]))
         if not self._add(graph, ids, vectors, live=False):
             return
         with self._lock:
@@ -478,34 +480,16 @@ class DenseIndex:
             graph, ids = self._graph, self._g_ids
         assert graph is not None
         size = len(ids)
-        recall, chosen = 1.0, EXPANSIONS[0]
+        recall, chosen = 1.0, EXPANSION_SEARCH
         if size >= CALIBRATE_FROM:
-            rng = np.random.default_rng(size)
-            stored = [
-                v for v in _stored(graph, ids[rng.integers(0, size, PROBES)]) if v is not None
-            ]
-            probes = np.vstack(stored).astype(np.float32)
-            probes /= np.linalg.norm(probes, axis=1, keepdims=True)
-            probes += rng.normal(0, PROBE_NOISE, probes.shape).astype(np.float32)
-            probes /= np.linalg.norm(probes, axis=1, keepdims=True)
-            truth = [
-                set(np.asarray(graph.search(p, 20, exact=True, threads=self.build_threads).keys))
-                for p in probes
-            ]
-            chosen = 0
-            for expansion in EXPANSIONS:
-                with self._graph_lock:
-                    graph.expansion_search = expansion  # type: ignore[misc]  # has a setter
-                    found = [
-                        set(np.asarray(graph.search(p, MIN_CANDIDATES, threads=1).keys))
-                        for p in probes
-                    ]
-                recall = float(
-                    np.mean([len(t & f) / len(t) for t, f in zip(truth, found, strict=True)])
-                )
-                if recall >= RECALL_TARGET:
-                    chosen = expansion
-                    break
+            recall, chosen = probe(
+                graph,
+                ids,
+                target=RECALL_TARGET,
+                candidates=MIN_CANDIDATES,
+                threads=self.build_threads,
+                lock=self._graph_lock,
+            )
             logger.info(
                 "dense index: graph of %d vectors, probe recall@20 %.3f: %s",
                 size,
@@ -524,7 +508,7 @@ class DenseIndex:
         assert graph is not None and store is not None
         found, vectors = store.vectors_of(ids)
         with self._graph_lock:
-            got = _stored(graph, found) if found.size else []
+            got = stored(graph, found) if found.size else []
         stale = [
             i
             for i, v in enumerate(got)
@@ -540,77 +524,6 @@ class DenseIndex:
         with self._lock:
             self._unchecked = self._unchecked[len(ids) :]
             self._dirty = self._dirty or bool(stale)
-
-    # -- the saved graph ------------------------------------------------------------------
-
-    def _new_graph(self, dim: int) -> Index:
-        return Index(
-            ndim=dim,
-            metric="cos",
-            dtype="i8",
-            connectivity=CONNECTIVITY,
-            expansion_add=EXPANSION_ADD,
-            expansion_search=EXPANSION_SEARCH,
-        )
-
-    @staticmethod
-    def _probe_dim(store: VectorStore, ids: np.ndarray) -> int:
-        _found, vectors = store.vectors_of(ids[:1])
-        return int(vectors.shape[1])
-
-    def _meta_path(self) -> pathlib.Path | None:
-        return (
-            None
-            if self.graph_path is None
-            else self.graph_path.with_name(self.graph_path.name + ".json")
-        )
-
-    def _restore(self, store: VectorStore) -> Index | None:
-        meta_path = self._meta_path()
-        if self.graph_path is None or meta_path is None or not self.graph_path.exists():
-            return None
-        try:
-            meta = json.loads(meta_path.read_text())
-            if meta.get("tag") != self.graph_tag:
-                logger.info("dense index: the saved graph is of another model; building anew")
-                return None
-            graph = self._new_graph(int(meta["dim"]))
-            graph.load(str(self.graph_path))
-        except Exception as exc:  # unreadable or half-written: build anew
-            logger.warning("dense index: cannot reuse the saved graph (%s); building anew", exc)
-            return None
-        logger.info("dense index: reusing the saved graph of %d vectors", len(graph))
-        return graph
-
-    def _save(self) -> None:
-        graph = self._graph
-        if graph is None or not self._dirty or self.graph_path is None:
-            return
-        meta_path = self._meta_path()
-        assert meta_path is not None
-        tmp = self.graph_path.with_name(self.graph_path.name + ".tmp")
-        try:
-            # Written by this thread only, so no insertion runs meanwhile; searches may.
-            graph.save(str(tmp))
-            meta_tmp = meta_path.with_name(meta_path.name + ".tmp")
-            meta_tmp.write_text(json.dumps({"tag": self.graph_tag, "dim": int(graph.ndim)}))
-            os.replace(tmp, self.graph_path)
-            os.replace(meta_tmp, meta_path)
-            self._dirty = False
-        except OSError as exc:
-            logger.warning("dense index: could not save the graph to %s: %s", self.graph_path, exc)
-
-    def _remove_saved_graph(self) -> None:
-        for path in (self.graph_path, self._meta_path()):
-            if path is not None:
-                with contextlib.suppress(FileNotFoundError):
-                    path.unlink()
-
-
-def _stored(graph: Index, ids: np.ndarray) -> list[np.ndarray | None]:
-    """The graph's (int8) vector of each id, None where it holds none."""
-    got = graph.get(ids.astype(np.uint64))
-    return list(got) if isinstance(got, tuple) else [got]
 
 
 def _unit(vector: np.ndarray) -> np.ndarray:
