@@ -22,6 +22,7 @@ from google.adk.tools.tool_context import ToolContext
 
 from services.agent.library.tools import Tool
 from services.agent.research import state_keys as sk
+from services.agent.research.citations import library_page_reader
 from services.agent.research.harness import Harness
 from services.agent.research.pipeline import (
     SCOPE_PREFIX,
@@ -157,7 +158,13 @@ def build_coordinator(
         mode="single_turn",
     )
     pipeline = build_search_pipeline(
-        PipelineDeps(subagent=subagent, synthesizer=synthesizer, reranker=reranker, harness=harness)
+        PipelineDeps(
+            subagent=subagent,
+            synthesizer=synthesizer,
+            reranker=reranker,
+            harness=harness,
+            read_pages=library_page_reader(library_tools),
+        )
     )
     tools: list[Any] = [make_search_library(pipeline)]
     if online_tool is not None:

@@ -12,6 +12,8 @@ from typing import Any
 
 from services.agent.research.harness import Ceilings, word_trigger
 
+# The synthesis prompt's closing instruction starts so (the offline model reads up to it).
+SYNTHESIS_INSTRUCTION_START = "Write the answer from this evidence only."
 CITATION_RE = re.compile(r"\[(\d{1,3})(?:\s*,\s*p+\.?\s*(\d{1,4})(?:\s*[-\u2013]\s*\d{1,4})?)?\]")
 
 
@@ -219,7 +221,7 @@ def synthesis_prompt(
     if gaps:
         parts.append(f"Aspects the search found no evidence for:\n{gaps}")
     parts.append(
-        "Write the answer from this evidence only. Cite every claim with the evidence number "
+        f"{SYNTHESIS_INSTRUCTION_START} Cite every claim with the evidence number "
         "and page, like [3, p. 12]. Say plainly which aspects the library does not cover. End "
         "with a '# Cited Sources' section listing each cited number with its authors, year, "
         "title, item key and pages."

@@ -5,12 +5,14 @@ agents, tools, checkpoints and streaming as a real model, with a fixed policy:
 
 - coordinator: every user message becomes one ``search_library`` call with the message as the
   request (it does not chat);
-- search subagent: search the whole request, then each of its aspects (split on "and", commas,
-  question marks), read the best page of the two best papers, and conclude with the aspects for
-  which no retrieved passage holds most of the aspect's words. Those gaps trigger the
-  deep-research checkpoint. An extension pass searches each gap (and the user's guidance);
-- synthesizer: quotes, for each aspect, the retrieved sentences that share the most words with
-  it, cites each as [n, p. X], lists the uncovered aspects, and ends with '# Cited Sources'.
+- search subagent: search the whole request, then each of its parts (clauses that ask something
+  of their own: "..., and what ..."), read the best page of the two best papers, and conclude
+  with the parts for which no retrieved passage holds most of the part's words. Those gaps
+  trigger the deep-research checkpoint. An extension pass searches each gap (and the user's
+  guidance);
+- synthesizer: the sentences of the evidence that answer, picked by the cross-encoder
+  (``offline_answer``): a direct answer first, then supporting passages, each cited [n, p. X],
+  the uncovered parts, and '# Cited Sources'.
 
 It never writes a sentence that is not in the evidence, apart from its labels.
 """
@@ -25,6 +27,16 @@ from google.adk.models.base_llm import BaseLlm
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.genai import types
+
+from services.agent.research import evidence as ev
+from services.agent.research.offline_answer import (
+    Block,
+    compose_answer,
+    parse_blocks,
+    question_parts,
+    scorer_from_reranker,
+    subject_queries,
+)
 
 OFFLINE_NOTICE = (
     "*Offline extractive answer: Zocrates' built-in model quotes sentences from your papers "
@@ -44,19 +56,8 @@ explain explains describe describes discuss discusses say says said tell tells s
 means according
 model models paper papers study studies does do one two also""".split()
 )
-_METHOD_CUES = {
-    "use", "using", "via", "algorithm", "method", "default", "implement", "estimat", "sampl",
-    "optim", "solv", "approximat", "comput", "procedur", "based", "employ",
-}  # fmt: skip
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]+")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[])")
-_EVIDENCE_BLOCK = re.compile(
-    r"^### \[(\d+)\] (.*?) \"(.*?)\" item (\S+), p\. (\d+)(?:-\d+)?[^\n]*\n"
-    r"(.*?)(?=^### \[\d+\] |\Z)",
-    re.S | re.M,
-)
-
-
 _SUFFIXES = (
     "izations", "ization", "ations", "ation", "izers", "izer", "izing", "ized", "ize",
     "ements", "ement", "ings", "ing", "ers", "er", "ed", "es", "s",
@@ -95,13 +96,9 @@ def ordered_terms(text: str) -> list[str]:
 
 
 def aspects_of(request: str) -> list[str]:
-    """The parts of a question: split on ' and ', ';', ',', '?' when each part carries terms."""
-    pieces = re.split(
-        r"\?|;|,\s*(?:and\s+)?|\s+and\s+(?=how|what|why|which|when|where|does|do|is|are|can)",
-        request,
-    )
-    aspects = [p.strip(" .") for p in pieces if terms(p)]
-    return aspects or [request.strip()]
+    """The parts of a question that the search looks for one by one (see
+    :func:`~services.agent.research.offline_answer.question_parts`)."""
+    return [part.query for part in question_parts(request)] or [request.strip()]
 
 
 def covered(aspect: str, texts: list[str], share: float = 0.6) -> bool:
@@ -180,6 +177,10 @@ class OfflineLlm(BaseLlm):
 
     model: str = "offline"
     role: str = "coordinator"
+    # The reranker service's client: the synthesizer scores sentences with its cross-encoder.
+    reranker: Any = None
+    # Reads the library's pages: a quote from a passage that spans pages cites its own page.
+    read_pages: Any = None
 
     async def generate_content_async(
         self, llm_request: LlmRequest, stream: bool = False
@@ -188,7 +189,7 @@ class OfflineLlm(BaseLlm):
             yield _with_usage(self._subagent(llm_request), llm_request)
             return
         if self.role == "synthesizer":
-            text = self._synthesize(llm_request)
+            text = await self._synthesize(llm_request)
         else:
             response = self._coordinate(llm_request)
             if response is not None:
@@ -257,6 +258,22 @@ class OfflineLlm(BaseLlm):
         else:
             missing = aspects_of(question)
             queries = [question] + (missing if len(missing) > 1 else [])
+            if searched:
+                # The papers the first search found tell which of them the question names:
+                # each named paper gets a search of its own.
+                found = [
+                    Block(
+                        0,
+                        "",
+                        str(h.get("title", "")),
+                        str(h.get("item_key")),
+                        0,
+                        0,
+                        str(h.get("text", "")),
+                    )
+                    for h in hits
+                ]
+                queries += [q for q in subject_queries(question, found) if q not in queries]
         if not blocked and len(searched) < len(queries):
             return _call("search_corpus", query=queries[len(searched)], k=8)
         if not blocked and not extension and len(reads) < 2:
@@ -278,94 +295,21 @@ class OfflineLlm(BaseLlm):
 
     # -- synthesizer ------------------------------------------------------------------------
 
-    def _synthesize(self, request: LlmRequest) -> str:
+    async def _synthesize(self, request: LlmRequest) -> str:
         prompt = "\n\n".join(_user_texts(request))
         question = _field(prompt, "Question:")
         evidence_text = prompt.split("Evidence from the user's library:", 1)[-1]
         evidence_text = evidence_text.split("Aspects the search found no evidence for:", 1)[0]
-        blocks: list[dict[str, Any]] = []
-        for m in _EVIDENCE_BLOCK.finditer(evidence_text.strip() + "\n"):
-            n, label, title, key, page, body = m.groups()
-            found_by = ""
-            if body.startswith("(found by: "):
-                found_by, _, body = body.partition("\n")
-                found_by = found_by[len("(found by: ") : -1]
-            blocks.append(
-                {
-                    "n": int(n),
-                    "label": label,
-                    "title": title,
-                    "key": key,
-                    "page": int(page),
-                    "body": body.strip(),
-                    "query_terms": terms(found_by),
-                    "body_terms": terms(body),
-                }
-            )
+        evidence_text = evidence_text.split(ev.SYNTHESIS_INSTRUCTION_START, 1)[0]
         gaps = [g[2:].strip() for g in _block(prompt, "Aspects the search found no evidence for:")]
-        lines = [OFFLINE_NOTICE, ""]
-        if not blocks:
-            lines.append(
-                "Your library has no passages that answer this question"
-                + (f" ({question})." if question else ".")
-            )
-            return "\n".join(lines)
-        cited: dict[int, dict[str, Any]] = {}
-        sentences = [
-            (sentence, terms(sentence), b)
-            for b in blocks
-            for sentence in _SENTENCE.split(re.sub(r"\s+", " ", b["body"]))
-            if 40 <= len(sentence) <= 400
-        ]
-        # Rarer words say more: a term found in few evidence sentences weighs more.
-        df: dict[str, int] = {}
-        for _, words, _ in sentences:
-            for w in words:
-                df[w] = df.get(w, 0) + 1
-        for aspect in aspects_of(question):
-            if any(aspect.lower() in g.lower() or g.lower() in aspect.lower() for g in gaps):
-                continue  # the search found nothing for it: say so, quote nothing
-            wanted = terms(aspect)
-            asks_how = aspect.strip().lower().startswith(("how", "which", "what method"))
-            scored = []
-            for sentence, words, b in sentences:
-                hit = wanted & words
-                if hit:
-                    weight = sum(1.0 / df[w] ** 0.5 for w in hit)
-                    # Passages found by this aspect's own search answer it best.
-                    if wanted and len(wanted & b["query_terms"]) >= 0.5 * len(wanted):
-                        weight += 0.5
-                    # "How" questions ask for a method: prefer sentences that name one.
-                    if asks_how and words & _METHOD_CUES:
-                        weight += 0.4
-                    scored.append((len(hit), weight, -b["n"], sentence, b))
-            # The aspect's subject (its first content word: "brms" in "how does brms fit ...")
-            # must appear in the paper a sentence comes from, when any paper has it.
-            subject = next(iter(ordered_terms(aspect)), None)
-            papers = {b["key"] for b in blocks if subject and subject in b["body_terms"]}
-            if papers:
-                scored = [s for s in scored if s[4]["key"] in papers]
-            scored.sort(key=lambda s: (s[0], s[1], s[2]), reverse=True)
-            if not scored or max(s[0] for s in scored) < max(1, round(0.4 * len(wanted))):
-                if aspect not in gaps:
-                    gaps.append(aspect)
-                continue
-            lines.append(f"**{aspect.rstrip('?')}?**")
-            for _, _, _, sentence, b in scored[:2]:
-                lines.append(f'- "{sentence.strip()}" [{b["n"]}, p. {b["page"]}]')
-                cited[b["n"]] = b
-            lines.append("")
-        if gaps:
-            lines.append("**Not found in your library:** " + "; ".join(gaps) + ".")
-            lines.append("")
-        if not cited:
-            lines.append("None of the retrieved passages answers this question directly.")
-            return "\n".join(lines)
-        lines.append("# Cited Sources")
-        for n in sorted(cited):
-            b = cited[n]
-            lines.append(f"[{n}] {b['label']}. {b['title']}. Item {b['key']}, p. {b['page']}.")
-        return "\n".join(lines)
+        return await compose_answer(
+            question,
+            parse_blocks(evidence_text),
+            gaps,
+            scorer_from_reranker(self.reranker),
+            notice=OFFLINE_NOTICE,
+            read_pages=self.read_pages,
+        )
 
 
 def _findings(hits: list[dict[str, Any]], papers: int = 4) -> str:

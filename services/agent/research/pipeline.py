@@ -43,6 +43,8 @@ from google.genai import types
 
 from services.agent.research import evidence as ev
 from services.agent.research import state_keys as sk
+from services.agent.research.citations import PageReader, with_quotes
+from services.agent.research.citations import verify as verify_citations
 from services.agent.research.harness import Ceilings, Harness, should_checkpoint
 from services.agent.research.pipeline_nodes import (
     CHECKPOINT_MESSAGE,
@@ -88,6 +90,8 @@ class PipelineDeps:
     synthesizer: LlmAgent
     reranker: Reranker | None
     harness: Callable[[], Harness]
+    # Reads pages of the library: each citation is checked against the page it cites.
+    read_pages: PageReader | None = None
 
 
 __all__ = [
@@ -297,7 +301,11 @@ def build_search_pipeline(deps: PipelineDeps) -> Any:
                 run_id="synthesize",
             )
             answer_text = _text_of(answer)
-            citations = ev.extract_citations(answer_text, selected)
+            citations = await verify_citations(
+                with_quotes(answer_text, ev.extract_citations(answer_text, selected)),
+                selected,
+                deps.read_pages,
+            )
             summary = findings_summary(report)
             await write(
                 {sk.RETRIEVED_EVIDENCE: audit_entries(ctx, request, evidence, citations, summary)}

@@ -18,6 +18,7 @@ from services.agent.models import resolve_model
 from services.agent.research import adk_compat
 from services.agent.research.agents import build_coordinator
 from services.agent.research.chat import ChatService, SessionLocks
+from services.agent.research.citations import library_page_reader
 from services.agent.research.harness import Harness
 from services.agent.research.offline_llm import OfflineLlm
 from services.agent.research.pipeline import Reranker
@@ -75,12 +76,16 @@ class ResearchRuntime:
                 "synthesizer": c.synthesizer_model,
             }
 
+            read_pages = library_page_reader(self.library_tools)
+
             def model_for(role: str) -> Any:
                 return resolve_model(
                     specs[role],
                     api_base=c.model_api_base,
                     api_key=api_key,
-                    offline_factory=lambda: OfflineLlm(role=role),
+                    offline_factory=lambda: OfflineLlm(
+                        role=role, reranker=self.reranker, read_pages=read_pages
+                    ),
                 )
 
             coordinator = build_coordinator(

@@ -1,0 +1,139 @@
+"""Citations checked against the page they cite.
+
+Each citation of an answer carries the sentence it supports (``quote``: the quoted sentence
+before the marker, or the answer's sentence that holds it) and ``verified``: whether that
+sentence is on the cited page of the paper, after the same normalisation of both (case,
+punctuation, spacing, hyphenation). A paraphrase counts as verified when the page holds
+:data:`PARAPHRASE_SHARE` of its content words. When the quote is on another page of the cited
+passage, ``found_on_page`` says which. The offline model's quotes are verbatim, so its
+citations verify exactly; real models get the same check.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+PARAPHRASE_SHARE = 0.8
+# (item key, first page, last page) -> {page: text}
+PageReader = Callable[[str, int, int], Awaitable[dict[int, str]]]
+
+_MARKER = re.compile(r"\[(\d{1,3})(?:\s*,\s*p+\.?\s*(\d{1,4})(?:\s*[-\u2013]\s*\d{1,4})?)?\]")
+_QUOTED = re.compile(r"[\"\u201c]([^\"\u201d]{12,}?)[\"\u201d]\s*$")
+_STOP = frozenset(
+    """the and for are was were with that this from which into their there these those then
+    than its also has have had not but can may been such when where what how why who each both
+    other our all any one more most some only over under between about does did use used""".split()
+)
+
+
+def normalise(text: str) -> str:
+    """Lowercase words and numbers joined by single spaces: what two renderings of a sentence
+    share (line-end hyphens joined, quotes and punctuation dropped)."""
+    text = re.sub(r"(?<=[a-z])-\s*\n\s*(?=[a-z])", "", text)
+    return " ".join(re.findall(r"[^\W_]+", text.lower()))
+
+
+def _content_words(text: str) -> set[str]:
+    return {w for w in normalise(text).split() if len(w) >= 3 and w not in _STOP}
+
+
+def quote_before(answer: str, marker_start: int) -> str:
+    """The sentence a citation marker supports: the quotation right before it, or else the
+    sentence of the answer that ends at it."""
+    head = answer[:marker_start].rstrip()
+    quoted = _QUOTED.search(head)
+    if quoted:
+        return quoted.group(1).strip()
+    # The sentence that ends at the marker: back to the previous sentence end or line start.
+    start = max(head.rfind("\n"), *(head.rfind(p) for p in (". ", "! ", "? ", "] ")))
+    sentence = head[start + 1 :].strip(" -*>\t")
+    return _MARKER.sub("", sentence).strip()
+
+
+def on_page(quote: str, page_text: str) -> bool:
+    quoted = normalise(quote)
+    if not quoted:
+        return False
+    page = normalise(page_text)
+    if quoted in page:
+        return True
+    words = _content_words(quote)
+    return bool(words) and len(words & set(page.split())) >= PARAPHRASE_SHARE * len(words)
+
+
+def with_quotes(answer: str, citations: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``citations`` (from ``extract_citations``) with the quote each supports, the first
+    sentence cited with it when a citation is used more than once."""
+    quotes: dict[tuple[int, int], str] = {}
+    for match in _MARKER.finditer(answer):
+        n = int(match.group(1))
+        for c in citations:
+            if c["n"] == n and (match.group(2) is None or int(match.group(2)) == c["page"]):
+                quotes.setdefault((n, c["page"]), quote_before(answer, match.start()))
+    return [{**c, "quote": quotes.get((c["n"], c["page"]), "")} for c in citations]
+
+
+async def verify(
+    citations: list[dict[str, Any]],
+    numbered: list[dict[str, Any]],
+    read_pages: PageReader | None,
+) -> list[dict[str, Any]]:
+    """Each citation with ``verified`` (and ``found_on_page`` when the quote is elsewhere in
+    the cited passage). Without a page reader, or when the pages cannot be read, ``verified``
+    is None: unknown, not false."""
+    if read_pages is None:
+        return [{**c, "verified": None} for c in citations]
+    by_n = {p["n"]: p for p in numbered}
+    cache: dict[tuple[str, int, int], dict[int, str]] = {}
+    out: list[dict[str, Any]] = []
+    for c in citations:
+        piece = by_n.get(c["n"], {})
+        first = min(int(piece.get("page") or c["page"]), c["page"])
+        last = max(int(piece.get("page_end") or piece.get("page") or c["page"]), c["page"])
+        key = (c["item_key"], first, last)
+        if key not in cache:
+            try:
+                cache[key] = await read_pages(c["item_key"], first, last)
+            except Exception as exc:  # the check is advisory: never fail the answer for it
+                logger.warning("citation check: cannot read %s pp. %d-%d (%s)", *key, exc)
+                cache[key] = {}
+        pages = cache[key]
+        quote = str(c.get("quote") or "")
+        if not pages or not quote:
+            out.append({**c, "verified": None if not pages else False})
+            continue
+        verified = on_page(quote, pages.get(c["page"], ""))
+        entry = {**c, "verified": verified}
+        if not verified:
+            elsewhere = next((p for p, text in sorted(pages.items()) if on_page(quote, text)), None)
+            if elsewhere is not None:
+                entry["found_on_page"] = elsewhere
+        out.append(entry)
+    return out
+
+
+def page_reader(read_document: Callable[..., Awaitable[dict[str, Any]]]) -> PageReader:
+    """A :data:`PageReader` over the library's ``read_document`` tool."""
+
+    async def read(item_key: str, first: int, last: int) -> dict[int, str]:
+        result = await read_document(item_key=item_key, start_page=first, end_page=last)
+        if result.get("status") != "success":
+            return {}
+        return {int(p["page"]): str(p["text"]) for p in result.get("pages") or []}
+
+    return read
+
+
+def library_page_reader(
+    library_tools: list[Callable[..., Awaitable[dict[str, Any]]]],
+) -> PageReader | None:
+    """The page reader over the library tools' ``read_document``, if they have one."""
+    for tool in library_tools:
+        if getattr(tool, "__name__", "") == "read_document":
+            return page_reader(tool)
+    return None

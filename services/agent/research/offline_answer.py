@@ -1,0 +1,540 @@
+"""The offline synthesizer's answer: the sentences of the evidence that answer, picked by meaning.
+
+The built-in model writes no prose of its own. From the numbered evidence of the synthesis
+prompt it takes every sentence (overlapping chunks give the same sentence twice: it is kept
+once), scores each against the question with the cross-encoder of the reranker service (a
+sentence that starts with "It" or "This" is scored with the sentence before it), and writes:
+
+1. the direct answer: the best one to three sentences, each cited [n, p. X];
+2. the supporting passages: the next best sentences, preferring papers not quoted yet;
+3. what the library does not cover, and ``# Cited Sources``.
+
+A question is split into parts only where it asks about different things ("..., and what do
+these papers say about ...") or names several papers ("How do lme4 and brms each ..."): each
+part, and each named subject, gets its own direct answer from its own papers. When no sentence
+scores above :data:`ABSTAIN_SCORE` the answer says the library has no evidence, with no
+citations. Without a reranker (it is down) sentences are scored by shared rare words.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from services.agent.research.citations import PageReader, on_page
+
+logger = logging.getLogger(__name__)
+
+# Cross-encoder (ms-marco MiniLM) logits: a sentence below this does not answer. Calibrated on
+# bench/data/answer_questions.jsonl (answerable against out-of-library questions): see
+# docs/benchmarks.md, "Offline answers".
+ABSTAIN_SCORE = -6.0
+# Further direct-answer sentences must score within this of the best one.
+DIRECT_MARGIN = 2.5
+MAX_DIRECT = 3
+MAX_SUPPORTING = 4
+SUPPORT_SCORE = -1.0
+MAX_CANDIDATES = 400
+# Said of a sentence that needs the one before it ("That is, ..."), or that runs on past 60
+# words: a self-contained sentence of the same score answers better.
+ANAPHOR_PENALTY = 1.0
+LONG_PENALTY = 1.0
+
+# (query, [(id, text)]) -> [(id, score)], best first.
+Scorer = Callable[[str, list[tuple[str, str]]], Awaitable[list[tuple[str, float]]]]
+
+EVIDENCE_BLOCK = re.compile(
+    r"^### \[(\d+)\] (.*?) \"(.*?)\" item (\S+), p\. (\d+)(?:-(\d+))?([^\n]*)\n"
+    r"(.*?)(?=^### \[\d+\] |\Z)",
+    re.S | re.M,
+)
+PAGE_MARK = re.compile(r"^\[page (\d{1,5})\]$", re.M)
+_ABBREVIATIONS = frozenset(
+    """e.g i.e et al fig figs eq eqs sec secs tab cf vs etc pp p no nos dr mr ms resp approx
+    ch chap vol viz ibid incl esp""".split()
+)
+# A full stop, then a capital, a digit, or a lowercase name called like a function ("vcovHC()").
+_SENTENCE_END = re.compile(
+    r"[.!?][\"')\]\u201d\u2019]*\s+(?=[\"'(\[\u201c]?[A-Z0-9]|[a-z][\w.]*\()|\s*\u2022\s*"
+)
+_REFERENCE = re.compile(
+    r"^\W*[\u201c\"]|[A-Z][a-z]+,\s+[A-Z]\.(?:\s*[A-Z]\.)*,?\s+(?:and\s+)?[A-Z]"
+    r"|\(\d{4}[a-z]?\)\.\s+[\u201c\"A-Z]"
+)
+_ANAPHOR = re.compile(
+    r"^(?:It|Its|This|These|That|Those|They|Their|Such|Here|Then|Thus|Hence|Both|The latter"
+    r"|The former|In this|In that|In these|As a result|Consequently)\b"
+)
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9+\-]*[A-Za-z0-9+]|[A-Za-z]")
+_CLAUSE_SPLIT = re.compile(
+    r"\s*;\s*|\?\s+(?=\S)"
+    r"|,?\s+and\s+(?=(?:how|what|why|which|when|where|whether|who|does|do|did|is|are|can|could"
+    r"|should|would|will)\b)",
+    re.I,
+)
+_QUESTION_WORD = re.compile(
+    r"\b(?:how|what|why|which|when|where|whether|who|does|do|did|is|are|can|could|should|would"
+    r"|will|compare|explain|describe|list|name)\b",
+    re.I,
+)
+_STOP = frozenset(
+    """a about all an and any are as at be been but by can could did do does for from had has
+    have how i if in into is it its of on or our so such than that the their them then there
+    these they this those to under up was we were what when where which while who why will with
+    would you your each both between other same also more most very just only not no use used
+    using uses way ways paper papers package packages library r""".split()
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Block:
+    """One numbered piece of evidence from the synthesis prompt."""
+
+    n: int
+    label: str
+    title: str
+    key: str
+    page: int
+    page_end: int
+    body: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Sentence:
+    id: str
+    text: str
+    block: Block
+    page: int
+    context: str  # the sentence before it in the passage ("" at the start)
+
+
+@dataclasses.dataclass(frozen=True)
+class Part:
+    """A part of the question, answered from ``papers`` (None: any paper)."""
+
+    label: str
+    query: str
+    papers: frozenset[str] | None = None
+
+
+@dataclasses.dataclass
+class _Quote:
+    sentence: Sentence
+    score: float
+
+
+def parse_blocks(evidence_text: str) -> list[Block]:
+    blocks: list[Block] = []
+    for m in EVIDENCE_BLOCK.finditer(evidence_text.strip() + "\n"):
+        n, label, title, key, page, page_end, _rest, body = m.groups()
+        if body.startswith("(found by: "):
+            body = body.partition("\n")[2]
+        blocks.append(
+            Block(
+                n=int(n),
+                label=label,
+                title=title,
+                key=key,
+                page=int(page),
+                page_end=int(page_end or page),
+                body=body.strip(),
+            )
+        )
+    return blocks
+
+
+def _words(text: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def sentence_key(text: str) -> str:
+    """What two copies of a sentence share, whatever their spacing and punctuation."""
+    return " ".join(_words(text))
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of a passage: paragraph and line breaks after a full stop end one; a full stop
+    after an abbreviation ("e.g.", "Fig.", "et al.") or an initial ("J.") does not."""
+    out: list[str] = []
+    for paragraph in _prose_runs(text):
+        flat = " ".join(paragraph.split())
+        start = 0
+        for m in _SENTENCE_END.finditer(flat):
+            before = flat[start : m.start() + 1]
+            last = before.rstrip(".!?\"')]\u201d\u2019").rsplit(" ", 1)[-1]
+            if last.lower().rstrip(".") in _ABBREVIATIONS or re.fullmatch(r"[A-Z]", last):
+                continue
+            out.append(flat[start : m.end()].strip(" \u2022"))
+            start = m.end()
+        if flat[start:].strip(" \u2022"):
+            out.append(flat[start:].strip(" \u2022"))
+    return [sentence for sentence in out if sentence]
+
+
+_CODE_LINE = re.compile(r"^\s*(?:\[\d+\]|R>|>|\$|#|\+\s)")
+
+
+def _prose_runs(text: str) -> list[str]:
+    """Paragraphs, with lines of code or program output (and a label line ending in ":")
+    kept apart from the prose around them."""
+    runs: list[str] = []
+    for paragraph in re.split(r"\n\s*\n", text):
+        current: list[str] = []
+        for line in paragraph.split("\n"):
+            stripped = line.strip()
+            letters = sum(ch.isalpha() for ch in stripped)
+            apart = bool(_CODE_LINE.match(line)) or letters < 0.5 * len(stripped.replace(" ", ""))
+            if apart:
+                runs.extend([" ".join(current)] if current else [])
+                runs.append(stripped)
+                current = []
+                continue
+            current.append(stripped)
+            if stripped.endswith(":") and len(stripped.split()) <= 4:
+                runs.append(" ".join(current))
+                current = []
+        if current:
+            runs.append(" ".join(current))
+    return [run for run in runs if run.strip()]
+
+
+def _is_quotable(sentence: str, first_in_passage: bool) -> bool:
+    words = sentence.split()
+    if not 6 <= len(words) <= 90:
+        return False
+    if not re.search(r"[.!?:)\"\u201d]$", sentence):
+        return False  # a fragment: a list's lead-in, a passage cut mid-sentence
+    letters = sum(ch.isalpha() for ch in sentence)
+    if letters < 0.6 * len(sentence.replace(" ", "")):
+        return False  # code, tables, formulas
+    if _REFERENCE.search(sentence):
+        return False  # an entry of the references, a quoted title
+    # A chunk may open mid-sentence: that fragment is not a sentence of its own.
+    return not (first_in_passage and sentence[:1].islower())
+
+
+def candidate_sentences(blocks: Sequence[Block]) -> list[Sentence]:
+    """Every quotable sentence of the evidence once (the first, best-ranked copy), with the
+    page it is on when the passage marks its page breaks (``[page N]`` lines)."""
+    seen: set[str] = set()
+    out: list[Sentence] = []
+    for block in blocks:
+        page, previous = block.page, ""
+        pieces = PAGE_MARK.split(block.body)
+        # pieces: text, page, text, page, text ...
+        for index in range(0, len(pieces), 2):
+            if index:
+                page = int(pieces[index - 1])
+            for position, sentence in enumerate(split_sentences(pieces[index])):
+                key = sentence_key(sentence)
+                quotable = _is_quotable(sentence, index == 0 and position == 0)
+                # A sentence already quoted, or part of a longer one already taken, is a repeat
+                # (overlapping chunks; a chunk boundary that cut a sentence).
+                repeat = key in seen or any(key in k for k in seen if len(k) > len(key))
+                if quotable and not repeat:
+                    seen.add(key)
+                    out.append(
+                        Sentence(
+                            id=str(len(out)),
+                            text=sentence,
+                            block=block,
+                            page=page,
+                            context=previous,
+                        )
+                    )
+                previous = sentence
+    return out[:MAX_CANDIDATES]
+
+
+def _name_tokens(title: str) -> set[str]:
+    """Words of a title that name something (a package, a method): "lme4", "brms" in "...
+    Using lme4", "RcppArmadillo", the word before a title's colon, an acronym."""
+    names: set[str] = set()
+    words = re.findall(r"[A-Za-z][A-Za-z0-9+.\-]*[A-Za-z0-9+]|[A-Za-z]", title)
+    capitalised = sum(1 for w in words if w[:1].isupper())
+    head = re.match(r"\s*([A-Za-z][\w.+\-]*)\s*[:\-]\s", title)
+    if head:
+        names.add(head.group(1).lower())
+    for w in words:
+        coined = any(ch.isdigit() for ch in w) or re.search(r"[a-z][A-Z]", w)
+        acronym = len(w) >= 2 and w.isupper()
+        if coined or acronym:
+            names.add(w.lower())
+        elif w.islower() and len(w) >= 3 and capitalised >= 2 and w not in _STOP:
+            names.add(w.lower())  # "lme4", "brms" written lowercase in a Title Case title
+    return names - {"an", "the", "for", "with", "using", "and", "in"}
+
+
+def _named_in_text(word: str, blocks: Sequence[Block]) -> set[str]:
+    """Papers whose evidence calls ``word`` a package ("the glmnet package")."""
+    cue = re.compile(rf"\bpackages?\s+{re.escape(word)}\b|\b{re.escape(word)}\s+package\b", re.I)
+    return {b.key for b in blocks if cue.search(b.body)}
+
+
+def subjects_of(text: str, blocks: Sequence[Block]) -> dict[str, frozenset[str]]:
+    """The papers of the evidence that ``text`` names, by the name used: {"lme4": {key}}."""
+    names: dict[str, set[str]] = {}
+    for block in blocks:
+        for name in _name_tokens(block.title):
+            names.setdefault(name, set()).add(block.key)
+    papers = {b.key for b in blocks}
+    found: dict[str, frozenset[str]] = {}
+    for word in dict.fromkeys(_words(text)):
+        if word in _STOP or len(word) < 2:
+            continue
+        keys = set(names.get(word, set()))
+        if not keys and (any(ch.isdigit() for ch in word) or len(word) >= 4):
+            keys = _named_in_text(word, blocks)
+        # A name every paper of the evidence shares tells them apart no better than none.
+        if keys and (len(keys) < len(papers) or len(papers) == 1):
+            found[word] = frozenset(keys)
+    return found
+
+
+def question_parts(question: str, blocks: Sequence[Block] = ()) -> list[Part]:
+    """The parts of a question that need their own answer.
+
+    Split only between clauses that ask something of their own ("...; how ...", "..., and what
+    ..."), never at a bare comma ("When X is selected automatically for a seasonal series, how
+    is d chosen?" is one question). A part naming two or more papers of the evidence becomes
+    one part per paper ("How do lme4 and brms each fit ..." -> lme4, brms).
+    """
+    question = " ".join(question.split())
+    clauses = [c.strip(" ,.?") for c in _CLAUSE_SPLIT.split(question)]
+    clauses = [c for c in clauses if c and [w for w in _words(c) if w not in _STOP]]
+    merged: list[str] = []
+    for clause in clauses:
+        if merged and not _QUESTION_WORD.search(clause):
+            merged[-1] = f"{merged[-1]}, {clause}"  # no question of its own: same part
+        else:
+            merged.append(clause)
+    parts: list[Part] = []
+    for clause in merged or [question.strip(" ?")]:
+        subjects = subjects_of(clause, blocks) if blocks else {}
+        distinct = {keys for keys in subjects.values()}
+        if len(subjects) >= 2 and len(distinct) >= 2:
+            for name, keys in subjects.items():
+                others = [other for other in subjects if other != name]
+                parts.append(Part(label=name, query=_without(clause, others), papers=keys))
+        else:
+            parts.append(Part(label=clause, query=clause))
+    return parts
+
+
+def _penalty(sentence: Sentence) -> float:
+    penalty = ANAPHOR_PENALTY if _ANAPHOR.match(sentence.text) else 0.0
+    return penalty + (LONG_PENALTY if len(sentence.text.split()) > 60 else 0.0)
+
+
+def _without(clause: str, names: Sequence[str]) -> str:
+    """``clause`` about one subject only: "How do lme4 and brms each fit ..." without "lme4"
+    is "How do brms fit ..."."""
+    for name in names:
+        word = re.escape(name)
+        # "lme4 and brms" -> "brms"; "brms and lme4" or "brms, lme4" -> "brms"
+        clause = re.sub(rf"\b{word}\b\s*(?:,|\band\b|\bor\b|&)\s*", "", clause, flags=re.I)
+        clause = re.sub(rf"\s*(?:,|\band\b|\bor\b|&)?\s*\b{word}\b", "", clause, flags=re.I)
+    if names:
+        clause = re.sub(r"\b(?:each|both|respectively)\b", "", clause, flags=re.I)
+    return " ".join(clause.split())
+
+
+def subject_queries(question: str, blocks: Sequence[Block]) -> list[str]:
+    """One search query per paper the question names ("How do lme4 and brms each fit ..." ->
+    "How do lme4 fit ...", "How do brms fit ..."), so each gets evidence of its own."""
+    parts = question_parts(question, blocks)
+    return list(dict.fromkeys(p.query for p in parts if p.papers is not None))
+
+
+def _cross_encoder_text(sentence: Sentence) -> str:
+    body = sentence.text
+    if sentence.context and _ANAPHOR.match(body):
+        body = f"{sentence.context} {body}"
+    return f"{sentence.block.title}\n{body}"
+
+
+async def _score(
+    scorer: Scorer | None, part: Part, sentences: list[Sentence]
+) -> list[tuple[Sentence, float]]:
+    pool = [s for s in sentences if part.papers is None or s.block.key in part.papers]
+    if not pool:
+        return []
+    by_id = {s.id: s for s in pool}
+    if scorer is not None:
+        try:
+            ranked = await scorer(part.query, [(s.id, _cross_encoder_text(s)) for s in pool])
+            scored = [(by_id[i], score - _penalty(by_id[i])) for i, score in ranked if i in by_id]
+            scored.sort(key=lambda x: -x[1])
+            logger.debug(
+                "offline answer %r: %s",
+                part.query,
+                [(round(sc, 2), s.text[:60]) for s, sc in scored[:8]],
+            )
+            return scored
+        except Exception as exc:  # the reranker is down: words still find something
+            logger.warning("offline answer: sentence scoring failed (%s); using shared words", exc)
+    return lexical_scores(part.query, pool)
+
+
+def lexical_scores(query: str, sentences: list[Sentence]) -> list[tuple[Sentence, float]]:
+    """Shared words weighted by rarity, on the cross-encoder's scale: a sentence sharing a
+    third of the query's weight sits at :data:`ABSTAIN_SCORE`. The fallback when the reranker
+    cannot be reached."""
+    wanted = {w for w in _words(query) if w not in _STOP and len(w) >= 3}
+    if not wanted:
+        return []
+    df: dict[str, int] = {}
+    bags = [set(_words(s.text)) for s in sentences]
+    for bag in bags:
+        for w in bag & wanted:
+            df[w] = df.get(w, 0) + 1
+    total = sum(1.0 / df.get(w, 1) ** 0.5 for w in wanted)
+    scored = []
+    for s, bag in zip(sentences, bags, strict=True):
+        if bag & wanted:
+            share = sum(1.0 / df[w] ** 0.5 for w in bag & wanted) / total
+            scored.append((s, ABSTAIN_SCORE + 10.0 * (share - 1 / 3)))
+    scored.sort(key=lambda x: -x[1])
+    return scored
+
+
+async def compose_answer(
+    question: str,
+    blocks: list[Block],
+    gaps: list[str],
+    scorer: Scorer | None,
+    *,
+    notice: str,
+    read_pages: PageReader | None = None,
+) -> str:
+    lines = [notice, ""]
+    sentences = candidate_sentences(blocks)
+    parts = question_parts(question, blocks)
+    open_gaps = list(gaps)
+    direct: list[tuple[Part, list[_Quote]]] = []
+    rest: list[_Quote] = []
+    quoted: set[str] = set()
+    for part in parts:
+        if any(_same_aspect(part.query, g) for g in gaps) and part.papers is None:
+            continue  # the search found nothing for it: say so, quote nothing
+        scored = await _score(scorer, part, sentences)
+        if not scored or scored[0][1] < ABSTAIN_SCORE:
+            label = part.query if part.papers is None else f"{part.label}: {part.query}"
+            if not any(_same_aspect(label, g) for g in open_gaps):
+                open_gaps.append(label)
+            continue
+        best = scored[0][1]
+        picked: list[_Quote] = []
+        for sentence, score in scored:
+            if sentence.id in quoted:
+                continue
+            if len(picked) < MAX_DIRECT and score >= max(best - DIRECT_MARGIN, ABSTAIN_SCORE):
+                picked.append(_Quote(sentence, score))
+                quoted.add(sentence.id)
+            elif score >= SUPPORT_SCORE:
+                rest.append(_Quote(sentence, score))
+        direct.append((part, picked))
+    if not direct:
+        subject = question.strip() or "this question"
+        lines.append(f"Your library has no evidence on this: {subject}")
+        if blocks:
+            lines.append("")
+            lines.append(
+                "The closest passages the search found do not answer it, so none is quoted."
+            )
+        return "\n".join(lines)
+    pages = await _pages_of(
+        [q.sentence for _, p in direct for q in p] + [q.sentence for q in rest], read_pages
+    )
+    cited: dict[int, Block] = {}
+    multi = len(direct) > 1
+    for part, picked in direct:
+        if multi:
+            heading = part.label if part.papers is None else f"{part.label}"
+            lines.append(f"**{heading.rstrip('?')}**")
+        lines.append(" ".join(_cite(q.sentence, cited, pages) for q in picked))
+        lines.append("")
+    supporting = _supporting(rest, quoted, {q.sentence.block.key for _, p in direct for q in p})
+    if supporting:
+        lines.append("**Supporting passages**")
+        lines.extend(f"- {_cite(q.sentence, cited, pages)}" for q in supporting)
+        lines.append("")
+    if open_gaps:
+        lines.append("**Not found in your library:** " + "; ".join(open_gaps) + ".")
+        lines.append("")
+    lines.append("# Cited Sources")
+    for n in sorted(cited):
+        b = cited[n]
+        pages = f"p. {b.page}" + (f"-{b.page_end}" if b.page_end != b.page else "")
+        lines.append(f"[{n}] {b.label}. {b.title}. Item {b.key}, {pages}.")
+    return "\n".join(lines)
+
+
+def _cite(sentence: Sentence, cited: dict[int, Block], pages: dict[str, int]) -> str:
+    cited[sentence.block.n] = sentence.block
+    page = pages.get(sentence.id, sentence.page)
+    return f'"{sentence.text}" [{sentence.block.n}, p. {page}]'
+
+
+async def _pages_of(sentences: list[Sentence], read_pages: PageReader | None) -> dict[str, int]:
+    """The page each sentence is on, for those from passages that span pages (by sentence
+    id); a sentence no page holds keeps its passage's first page."""
+    found: dict[str, int] = {}
+    if read_pages is None:
+        return found
+    texts: dict[tuple[str, int, int], dict[int, str]] = {}
+    for sentence in sentences:
+        block = sentence.block
+        if block.page_end <= block.page:
+            continue
+        span = (block.key, block.page, block.page_end)
+        if span not in texts:
+            try:
+                texts[span] = await read_pages(*span)
+            except Exception as exc:  # the passage's first page is still a fair citation
+                logger.warning("offline answer: cannot read %s pp. %d-%d (%s)", *span, exc)
+                texts[span] = {}
+        page = next((p for p, t in sorted(texts[span].items()) if on_page(sentence.text, t)), None)
+        if page is not None:
+            found[sentence.id] = page
+    return found
+
+
+def _supporting(rest: list[_Quote], quoted: set[str], papers: set[str]) -> list[_Quote]:
+    """The next best sentences, a paper not quoted yet first, one sentence per passage."""
+    rest = sorted(rest, key=lambda q: -q.score)
+    out: list[_Quote] = []
+    used_blocks: set[int] = set()
+    for prefer_new in (True, False):
+        for q in rest:
+            if len(out) >= MAX_SUPPORTING:
+                return out
+            s = q.sentence
+            if s.id in quoted or s.block.n in used_blocks:
+                continue
+            if prefer_new and s.block.key in papers:
+                continue
+            out.append(q)
+            quoted.add(s.id)
+            used_blocks.add(s.block.n)
+    return out
+
+
+def _same_aspect(a: str, b: str) -> bool:
+    a, b = a.lower().strip(" ?."), b.lower().strip(" ?.")
+    return bool(a) and bool(b) and (a in b or b in a)
+
+
+def scorer_from_reranker(reranker: Any) -> Scorer | None:
+    """A :data:`Scorer` over the reranker service's client (None without one)."""
+    if reranker is None:
+        return None
+
+    async def score(query: str, candidates: list[tuple[str, str]]) -> list[tuple[str, float]]:
+        ranked = await reranker.rerank(query, candidates)
+        return [(str(cid), float(s)) for cid, s, _ in ranked]
+
+    return score

@@ -1,0 +1,164 @@
+"""The offline synthesizer's sentence handling and answer layout (the lexical fallback; the
+cross-encoder path is tested against the real reranker in tests/integration)."""
+
+from __future__ import annotations
+
+from services.agent.research import offline_answer as oa
+from services.agent.research.citations import on_page, quote_before, verify, with_quotes
+
+NOTICE = "*offline*"
+
+
+def _block(n: int, body: str, *, key: str = "KEY1", title: str = "A Paper", page: int = 3,
+           page_end: int | None = None) -> oa.Block:  # fmt: skip
+    return oa.Block(n, "Doe (2020)", title, key, page, page_end or page, body)
+
+
+def test_sentences_split_at_full_stops_but_not_after_abbreviations() -> None:
+    text = (
+        "The default is HC3, see e.g. Long and Ervin (2000) and Fig. 3 for details. "
+        "vcovHC() computes it. A list follows: \u2022 one item here \u2022 another item."
+    )
+    assert oa.split_sentences(text) == [
+        "The default is HC3, see e.g. Long and Ervin (2000) and Fig. 3 for details.",
+        "vcovHC() computes it.",
+        "A list follows:",
+        "one item here",
+        "another item.",
+    ]
+
+
+def test_program_output_lines_stay_apart_from_prose() -> None:
+    text = 'Methods:\n[1] "ARSA" "BBURCG"\nSeriation orders objects so that similar ones meet.'
+    assert oa.split_sentences(text)[-1] == "Seriation orders objects so that similar ones meet."
+
+
+def test_a_sentence_in_two_overlapping_passages_is_a_candidate_once() -> None:
+    shared = "We choose d by applying successive KPSS unit-root tests to the data."
+    first = _block(1, f"Earlier text ends here with a full stop. {shared}")
+    second = _block(2, f"{shared} Then the remaining parameters are chosen by the AIC.", page=4)
+    texts = [s.text for s in oa.candidate_sentences([first, second])]
+    assert texts.count(shared) == 1
+    assert "Then the remaining parameters are chosen by the AIC." in texts
+
+
+def test_fragments_references_and_formulas_are_not_quoted() -> None:
+    body = (
+        "ending of a sentence cut by the chunk boundary is here. "
+        "Bates, D., Maechler, M. and Bolker, B. (2015). Fitting linear mixed models. "
+        "x = 1 + 2 * 3 / 4 - 5 = 6 7 8 9 10. "
+        "A real sentence that answers the question stands here."
+    )
+    texts = [s.text for s in oa.candidate_sentences([_block(1, body)])]
+    assert texts == ["A real sentence that answers the question stands here."]
+
+
+def test_page_marks_give_each_sentence_its_page() -> None:
+    body = "The first page says this sentence here.\n[page 11]\nThe next page says that one here."
+    sentences = oa.candidate_sentences([_block(1, body, page=10, page_end=11)])
+    assert [(s.text[:14], s.page) for s in sentences] == [
+        ("The first page", 10),
+        ("The next page ", 11),
+    ]
+
+
+def test_a_question_is_split_only_between_its_own_questions() -> None:
+    one = "When an ARIMA model is selected automatically for a seasonal series, how is d chosen?"
+    assert [p.query for p in oa.question_parts(one)] == [one.rstrip("?")]
+    two = "Compare how glmnet and lme4 handle regularization, and what do they say about qubits?"
+    assert [p.query for p in oa.question_parts(two)] == [
+        "Compare how glmnet and lme4 handle regularization",
+        "what do they say about qubits",
+    ]
+
+
+def test_each_named_paper_gets_its_own_part_and_query() -> None:
+    blocks = [
+        _block(1, "text", key="LME4", title="Fitting Linear Mixed-Effects Models Using lme4"),
+        _block(2, "text", key="BRMS", title="brms: An R Package for Bayesian Multilevel Models"),
+        _block(3, "the glmnet package fits paths.", key="GLMN", title="Regularized Cox Regression"),
+    ]
+    parts = oa.question_parts("How do lme4 and brms each fit mixed models?", blocks)
+    assert [(p.label, p.query, p.papers) for p in parts] == [
+        ("lme4", "How do lme4 fit mixed models", frozenset({"LME4"})),
+        ("brms", "How do brms fit mixed models", frozenset({"BRMS"})),
+    ]
+    # A name the title lacks but the text calls a package.
+    assert oa.subjects_of("what does glmnet fit", blocks) == {"glmnet": frozenset({"GLMN"})}
+    # One named paper is one part.
+    assert len(oa.question_parts("How does lme4 fit mixed models?", blocks)) == 1
+
+
+async def test_the_answer_leads_with_the_best_sentence_and_never_repeats_one() -> None:
+    shared = "The number of differences d is chosen by successive KPSS unit-root tests."
+    blocks = [
+        _block(1, f"Seasonal patterns are stable over the years in many series. {shared}"),
+        _block(2, f"{shared} Seasonal differencing uses the Canova-Hansen test instead.", page=4),
+    ]
+    answer = await oa.compose_answer(
+        "How is the number of differences d chosen?", blocks, [], None, notice=NOTICE
+    )
+    lines = answer.splitlines()
+    assert lines[0] == NOTICE
+    assert lines[2].startswith(f'"{shared}" [1, p. 3]')
+    assert answer.count(shared) == 1
+    assert "# Cited Sources" in answer
+
+
+async def test_nothing_that_answers_means_no_citations() -> None:
+    blocks = [_block(1, "Mixed models have random effects for grouped data in this package.")]
+    answer = await oa.compose_answer(
+        "How does AlphaFold predict protein structures?", blocks, [], None, notice=NOTICE
+    )
+    assert "Your library has no evidence on this" in answer
+    assert "[1," not in answer and "# Cited Sources" not in answer
+
+
+async def test_a_page_reader_moves_a_quote_to_the_page_it_is_on() -> None:
+    body = (
+        "The first page talks about something else entirely here. "
+        "The optimizer is BOBYQA by default in this version."
+    )
+    block = _block(1, body, page=24, page_end=25)
+
+    async def read_pages(key: str, first: int, last: int) -> dict[int, str]:
+        assert (key, first, last) == ("KEY1", 24, 25)
+        return {24: "The first page talks about something else entirely here.",
+                25: "The optimizer is BOBYQA by default\nin this version."}  # fmt: skip
+
+    answer = await oa.compose_answer(
+        "Which optimizer is the default?", [block], [], None, notice=NOTICE, read_pages=read_pages
+    )
+    assert '"The optimizer is BOBYQA by default in this version." [1, p. 25]' in answer
+
+
+def test_quotes_are_found_before_their_markers() -> None:
+    answer = (
+        'Direct: "BOBYQA is the default optimizer." [1, p. 24] Models converge faster [2, p. 3].'
+    )
+    assert quote_before(answer, answer.index("[1")) == "BOBYQA is the default optimizer."
+    assert quote_before(answer, answer.index("[2")) == "Models converge faster"
+    assert on_page(
+        "BOBYQA is the default optimizer.",
+        "... the default\noptimizer: BOBYQA is the default optimizer, ...",
+    )
+    assert not on_page("BOBYQA is the default optimizer.", "Nelder-Mead was used.")
+
+
+async def test_citations_are_verified_against_their_pages() -> None:
+    numbered = [{"n": 1, "item_key": "K", "page": 24, "page_end": 25},
+                {"n": 2, "item_key": "K", "page": 3, "page_end": 3}]  # fmt: skip
+    answer = '"The optimizer is BOBYQA." [1, p. 24] "Nothing like this is written." [2, p. 3]'
+    cites = with_quotes(answer, [{"n": 1, "item_key": "K", "title": "", "page": 24},
+                                 {"n": 2, "item_key": "K", "title": "", "page": 3}])  # fmt: skip
+    pages = {24: "Intro.", 25: "The optimizer is BOBYQA.", 3: "Other words."}
+
+    async def read_pages(key: str, first: int, last: int) -> dict[int, str]:
+        return {p: t for p, t in pages.items() if first <= p <= last}
+
+    checked = await verify(cites, numbered, read_pages)
+    assert [(c["quote"], c["verified"], c.get("found_on_page")) for c in checked] == [
+        ("The optimizer is BOBYQA.", False, 25),
+        ("Nothing like this is written.", False, None),
+    ]
+    assert all(c["verified"] is None for c in await verify(cites, numbered, None))
