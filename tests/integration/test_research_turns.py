@@ -278,6 +278,29 @@ async def test_second_research_turn_runs_its_own_initial_search(stack: Stack) ->
     )
 
 
+async def test_a_follow_up_is_searched_with_the_subject_of_the_conversation(
+    stack: Stack,
+) -> None:
+    sandwich = zf.paper_item_key("sandwich__sandwich.pdf")
+    session_id = await stack.new_session()
+    first = "What is the difference between HC0 and HC3 in sandwich estimators?"
+    status, evs, _ = await stack.chat(session_id, first)
+    assert _done(evs)["status"] == "completed"
+    follow_up = "Which of them does the package recommend by default?"
+    status, evs, _ = await stack.chat(session_id, follow_up)
+    assert status == 200
+    request = _tool_calls(evs, "search_library")[0]["args"]["request"]
+    assert request.startswith(follow_up) and first in request, request
+    done = _done(evs)
+    assert done["status"] == "completed"
+    assert {c["item_key"] for c in done["citations"]} == {sandwich}, done["citations"]
+    # Every quote of the offline answer is on the page it cites.
+    assert done["citations"] and all(c["verified"] is True for c in done["citations"]), [
+        (c["page"], c["verified"], c.get("found_on_page"), c["quote"][:60])
+        for c in done["citations"]
+    ]
+
+
 async def test_rewind_discards_a_paused_turn(stack: Stack) -> None:
     session_id = await stack.new_session()
     pending = await _pause(stack, session_id)

@@ -25,6 +25,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from services.agent.research.citations import PageReader, on_page
+from services.agent.research.followups import is_follow_up
 
 logger = logging.getLogger(__name__)
 
@@ -303,6 +304,8 @@ def question_parts(question: str, blocks: Sequence[Block] = ()) -> list[Part]:
     one part per paper ("How do lme4 and brms each fit ..." -> lme4, brms).
     """
     question = " ".join(question.split())
+    if is_follow_up(question):  # one question with its context: never cut
+        return [Part(label=question.split(" (follow-up to: ")[0], query=question)]
     clauses = [c.strip(" ,.?") for c in _CLAUSE_SPLIT.split(question)]
     clauses = [c for c in clauses if c and [w for w in _words(c) if w not in _STOP]]
     merged: list[str] = []

@@ -29,6 +29,7 @@ from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 
 from services.agent.research import evidence as ev
+from services.agent.research.followups import Turn, standalone_request
 from services.agent.research.offline_answer import (
     Block,
     compose_answer,
@@ -218,7 +219,8 @@ class OfflineLlm(BaseLlm):
             return None
         texts = [p.text for p in last.parts or [] if p.text]
         if texts:
-            return _call("search_library", request=" ".join(texts).strip())
+            message = " ".join(texts).strip()
+            return _call("search_library", request=standalone_request(message, _history(request)))
         for part in last.parts or []:
             fr = part.function_response
             if fr is not None and fr.name == "search_library":
@@ -310,6 +312,22 @@ class OfflineLlm(BaseLlm):
             notice=OFFLINE_NOTICE,
             read_pages=self.read_pages,
         )
+
+
+def _history(request: LlmRequest) -> list[Turn]:
+    """The earlier research turns of the conversation: each request and its cited titles."""
+    turns: list[Turn] = []
+    asked = ""
+    for content in request.contents[:-1]:
+        for part in content.parts or []:
+            call, response = part.function_call, part.function_response
+            if call is not None and call.name == "search_library":
+                asked = str((call.args or {}).get("request") or "")
+            elif response is not None and response.name == "search_library" and asked:
+                citations = (response.response or {}).get("citations") or []
+                titles = tuple(str(c.get("title") or "") for c in citations if c.get("title"))
+                turns.append(Turn(asked, titles))
+    return turns
 
 
 def _findings(hits: list[dict[str, Any]], papers: int = 4) -> str:
