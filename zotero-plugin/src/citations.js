@@ -5,6 +5,8 @@
  * `[1, p. 3; 2, p. 7]`). A live turn's `done` event maps each n to `{n, item_key, title, page}`;
  * a chat reloaded from GET /sessions/{id} has no such map, so it is rebuilt from the answer's
  * `# Cited Sources` section, whose lines read `[n] Authors (year). Title. Item KEY, p. X.`
+ * A live turn's citations also say whether the quoted sentence is on the cited page
+ * (`verified`) and where else it was found (`found_on_page`).
  */
 
 const ONE = String.raw`(\d{1,3})(?:\s*,\s*(?:pp?\.?|pages?)\s*(\d{1,5})(?:\s*[-\u2013]\s*(\d{1,5}))?)?`;
@@ -89,6 +91,11 @@ export function citationIndex(citations = [], text = "") {
         item_key: String(c.item_key),
         title: c.title ? String(c.title) : "",
         page: c.page == null ? null : Number(c.page),
+        // What the agent checked: the quoted sentence, and whether it is on the cited page
+        // (true / false; null or absent: not checked).
+        quote: c.quote ? String(c.quote) : "",
+        verified: typeof c.verified === "boolean" ? c.verified : null,
+        foundOnPage: Number.isInteger(Number(c.found_on_page)) && c.found_on_page != null ? Number(c.found_on_page) : null,
       });
     }
   }
@@ -96,4 +103,20 @@ export function citationIndex(citations = [], text = "") {
     for (const c of citedSourcesFromText(text)) if (!index.has(c.n)) index.set(c.n, c);
   }
   return index;
+}
+
+/**
+ * A short, distinctive piece of a quote for the reader's find bar: its first words (a whole
+ * sentence rarely matches a PDF's text layer exactly: line breaks, hyphens, ligatures).
+ * @param {string} quote
+ * @returns {string}
+ */
+export function findPhrase(quote, words = 8) {
+  const clean = String(quote || "")
+    .replace(/[\u201c\u201d"]/g, "")
+    .replace(/\s+/g, " ")
+    .trim();
+  // Up to the first formula-looking or bracketed part, which text layers render differently.
+  const head = clean.split(/[([{=\u2212]/, 1)[0].trim();
+  return head.split(" ").slice(0, words).join(" ");
 }

@@ -24,6 +24,8 @@ export const TAGS = Object.freeze([
   "strong", "em", "del", "a", "br", "hr", "table", "thead", "tbody", "tr", "th", "td", "span",
 ]);
 export const CITATION_CLASS = "zocrates-citation";
+/** Added to a citation whose quoted sentence the agent did not find on the cited page. */
+export const UNVERIFIED_CLASS = "zocrates-citation-unverified";
 
 /** The URL when its scheme is http, https or zotero; null otherwise. */
 export function safeHref(raw) {
@@ -320,6 +322,9 @@ function citationNodes(inner, ctx) {
     itemKey: entry.item_key,
     page: r.page ?? entry.page ?? null,
     title: entry.title || "",
+    quote: entry.quote || "",
+    verified: entry.verified ?? null,
+    foundOnPage: entry.foundOnPage ?? null,
     text,
   });
   if (resolved.length === 1) return [node(refs[0], resolved[0].entry, `[${inner.trim()}]`)];
@@ -489,6 +494,17 @@ export function citationAttrs(node) {
   if (node.page != null) attrs["data-page"] = String(node.page);
   const where = node.page != null ? `, p. ${node.page}` : "";
   attrs.title = `${node.title || node.itemKey}${where}`;
+  if (node.quote) attrs["data-quote"] = node.quote.slice(0, 400);
+  if (node.verified === true) attrs["data-verified"] = "true";
+  if (node.verified === false) {
+    // The quoted sentence is not on the cited page: say so, and open where it is, if known.
+    attrs.class = `${CITATION_CLASS} ${UNVERIFIED_CLASS}`;
+    attrs["data-verified"] = "false";
+    if (node.foundOnPage != null) {
+      attrs["data-page"] = String(node.foundOnPage);
+      attrs.title += ` (the quote is on p. ${node.foundOnPage})`;
+    } else attrs.title += " (the quote was not found on this page)";
+  }
   return attrs;
 }
 

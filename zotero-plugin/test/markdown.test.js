@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { citationIndex, citedSourcesFromText, parseMarker } from "../src/citations.js";
-import { CITATION_CLASS, parseMarkdown, renderMarkdown, safeHref, TAGS, textContent } from "../src/markdown.js";
+import { CITATION_CLASS, UNVERIFIED_CLASS, citationAttrs, parseMarkdown, renderMarkdown, safeHref, TAGS, textContent } from "../src/markdown.js";
 import { ANSWER, CITATIONS } from "./fixtures.js";
 
 /** Compact view of a tree: ["tag", attrs?, ...children] with strings for text. */
@@ -166,6 +166,29 @@ describe("inline", () => {
 });
 
 describe("citations", () => {
+  test("a verified citation carries its quote; an unverified one is marked and says why", () => {
+    const citations = [
+      { n: 1, item_key: "ABCD2345", title: "lme4", page: 24, quote: "BOBYQA is the default.", verified: true },
+      { n: 2, item_key: "EFGH2345", title: "brms", page: 3, quote: "Stan samples it.", verified: false, found_on_page: 4 },
+      { n: 3, item_key: "JKLM2345", title: "glmnet", page: 5, quote: "Paths.", verified: false },
+    ];
+    const links = renderMarkdown("A [1, p. 24] B [2, p. 3] C [3, p. 5]", { citations })[0].children.filter((c) => typeof c !== "string");
+    const [one, two, three] = links.map((l) => l.attrs);
+    assert.equal(one.class, CITATION_CLASS);
+    assert.equal(one["data-verified"], "true");
+    assert.equal(one["data-quote"], "BOBYQA is the default.");
+    assert.equal(two.class, `${CITATION_CLASS} ${UNVERIFIED_CLASS}`);
+    assert.equal(two["data-page"], "4", "opens where the quote is");
+    assert.match(two.title, /the quote is on p\. 4/);
+    assert.match(three.title, /not found on this page/);
+    assert.equal(three["data-page"], "5");
+    // A reloaded chat (no check on record) is neither verified nor flagged.
+    const plain = citationAttrs({ n: 1, itemKey: "ABCD2345", page: 2, title: "t" });
+    assert.equal(plain.class, CITATION_CLASS);
+    assert.equal(plain["data-verified"], undefined);
+  });
+
+
   test("markers become citation nodes with item key and page", () => {
     assert.deepEqual(md("Bobyqa first [1, p. 3], Stan [2, p. 7] and [2].", { citations: CITATIONS }), [
       [

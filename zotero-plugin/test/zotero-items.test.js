@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { scopeFromSelection, chatFields } from "../src/scope.js";
-import { describeItem, openCitation, selectedCollection, selectedLibraryIDs, selectionFromPane } from "../src/zotero/items.js";
+import { describeItem, findInReader, openCitation, selectedCollection, selectedLibraryIDs, selectionFromPane } from "../src/zotero/items.js";
 
 function item({ id, key, title, type = "regular", parent = null, best = null, libraryID = 1 }) {
   return {
@@ -78,6 +78,41 @@ describe("Zotero glue", () => {
       [11, { pageIndex: 2 }],
       [11, undefined],
     ]);
+  });
+
+  test("a citation with a quote opens the page and finds the quote's first words", async () => {
+    // zotero/reader's Reader as Zotero's ReaderInstance proxies it: toggleFindPopup, and the
+    // find state that _handleFindStateChange stores (src/common/reader.js).
+    const internal = {
+      _state: { primaryViewFindState: { popupOpen: false, active: false, query: "", highlightAll: true, caseSensitive: false, entireWord: false, index: null, result: null } },
+      _handleFindStateChange(primary, params) {
+        assert.equal(primary, true);
+        this._state = { ...this._state, primaryViewFindState: params };
+      },
+    };
+    const reader = {
+      _internalReader: internal,
+      _initPromise: Promise.resolve(),
+      toggleFindPopup({ primary, open }) {
+        assert.equal(primary, true);
+        internal._state.primaryViewFindState = { ...internal._state.primaryViewFindState, popupOpen: open };
+      },
+    };
+    const f = fakes();
+    f.Zotero.Reader.open = async (id, location) => {
+      f.opened.push([id, location]);
+      return reader;
+    };
+    const quote = "For non-seasonal data, we consider ARIMA(p, d, q) models where d is selected by KPSS tests.";
+    assert.equal(await openCitation({ ...f, itemKey: "ABCD2345", page: 10, quote }), "found");
+    assert.deepEqual(f.opened, [[11, { pageIndex: 9 }]]);
+    const state = internal._state.primaryViewFindState;
+    assert.equal(state.query, "For non-seasonal data, we consider ARIMA");
+    assert.equal(state.active && state.popupOpen && state.highlightAll, true);
+    // A reader without a find bar (or none returned: an unloaded tab was selected) just opens.
+    assert.equal(await findInReader({}, "x"), false);
+    assert.equal(await findInReader(undefined, "x"), false);
+    assert.equal(await openCitation({ ...fakes(), itemKey: "ABCD2345", page: 2, quote }), "opened");
   });
 
   test("an item without a file is selected; an unknown key is reported", async () => {

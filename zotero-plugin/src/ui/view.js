@@ -186,7 +186,8 @@ export function createPaneView({ doc, root, controller, env = {} }) {
     if (cite) {
       const itemKey = cite.getAttribute("data-item-key");
       const page = Number(cite.getAttribute("data-page")) || null;
-      if (itemKey) env.openCitation?.({ itemKey, page });
+      const quote = cite.getAttribute("data-quote") || "";
+      if (itemKey) env.openCitation?.({ itemKey, page, quote });
       return true;
     }
     const link = target.closest?.("a[href]");

@@ -8,8 +8,11 @@
  * that throw, so the new names are tried first and the old ones are never called there);
  * Zotero.Items.getByLibraryAndKey(libraryID, key), item.isRegularItem(), item.isAttachment(),
  * item.getBestAttachment() (regular items only), item.getDisplayTitle(), item.parentItem,
- * Zotero.Reader.open(itemID, {pageIndex}), ZoteroPane.selectItem(itemID).
+ * Zotero.Reader.open(itemID, {pageIndex}) (resolves to the reader), ZoteroPane.selectItem(itemID);
+ * the reader's find bar through toggleFindPopup() and zotero/reader's find state, when present.
  */
+
+import { findPhrase } from "../citations.js";
 
 /** A Zotero item as scope.js wants it: `{key, title, parentKey?, parentTitle?}`. */
 export function describeItem(item) {
@@ -78,10 +81,13 @@ export function findItem(Zotero, pane, key) {
 
 /**
  * Open a citation: the item's best attachment in Zotero's reader at the cited page
- * (pages are 1-based in answers, 0-based in the reader), else select the item.
- * @returns {Promise<"opened" | "selected" | "missing">}
+ * (pages are 1-based in answers, 0-based in the reader), else select the item. With a
+ * `quote`, the reader's find bar then looks for its first words, highlighting them on the
+ * page, where the reader has one (Zotero 7+: toggleFindPopup and the find state of
+ * zotero/reader; without them the page alone opens).
+ * @returns {Promise<"opened" | "found" | "selected" | "missing">}
  */
-export async function openCitation({ Zotero, pane, itemKey, page }) {
+export async function openCitation({ Zotero, pane, itemKey, page, quote = "" }) {
   const item = findItem(Zotero, pane, itemKey);
   if (!item) return "missing";
   let attachment = null;
@@ -89,9 +95,43 @@ export async function openCitation({ Zotero, pane, itemKey, page }) {
   else if (item.isRegularItem()) attachment = await item.getBestAttachment();
   if (attachment) {
     const location = Number.isInteger(page) && page >= 1 ? { pageIndex: page - 1 } : undefined;
-    await Zotero.Reader.open(attachment.id, location);
+    const reader = await Zotero.Reader.open(attachment.id, location);
+    const phrase = findPhrase(quote);
+    if (phrase && (await findInReader(reader, phrase))) return "found";
     return "opened";
   }
   await pane.selectItem(item.id);
   return "selected";
+}
+
+/**
+ * Search `phrase` with the reader's own find bar (highlighting every match, the first on or
+ * after the current page). Zotero's ReaderInstance forwards unknown members to the internal
+ * reader of zotero/reader, whose find state is `{popupOpen, active, query, highlightAll, ...}`.
+ * @returns {Promise<boolean>} whether the find was started
+ */
+export async function findInReader(reader, phrase) {
+  const internal = reader?._internalReader;
+  if (!reader || typeof reader.toggleFindPopup !== "function" || typeof internal?._handleFindStateChange !== "function") {
+    return false;
+  }
+  try {
+    if (reader._initPromise) await reader._initPromise;
+    reader.toggleFindPopup({ primary: true, open: true });
+    const previous = internal._state?.primaryViewFindState || {};
+    internal._handleFindStateChange(true, {
+      ...previous,
+      popupOpen: true,
+      active: true,
+      query: phrase,
+      highlightAll: true,
+      caseSensitive: false,
+      entireWord: false,
+      index: null,
+      result: null,
+    });
+    return true;
+  } catch (e) {
+    return false; // the page is open; finding is a courtesy
+  }
 }

@@ -163,7 +163,8 @@ export function mountSidebar(win, app) {
       onSelectionChange: (cb) => watchSelection(win, Zotero, cb),
       getReaderSelection: () => app.data.lastSelection,
       onReaderSelection: (cb) => app.onReaderSelectionChange(cb),
-      openCitation: ({ itemKey, page }) => openCitation({ Zotero, pane: win.ZoteroPane, itemKey, page }),
+      openCitation: ({ itemKey, page, quote }) =>
+        openCitation({ Zotero, pane: win.ZoteroPane, itemKey, page, quote }),
       openURL: (url) => Zotero.launchURL?.(url),
       openPreferences: () => app.openPreferences(),
       isMac: !!Zotero.isMac,
