@@ -81,6 +81,7 @@ _QUESTION_WORD = re.compile(
     r"|will|compare|explain|describe|list|name)\b",
     re.I,
 )
+_PRONOUN = re.compile(r"\b(?:it|its|them|their)\b", re.I)
 _STOP = frozenset(
     """a about all an and any are as at be been but by can could did do does for from had has
     have how i if in into is it its of on or our so such than that the their them then there
@@ -310,8 +311,12 @@ def question_parts(question: str, blocks: Sequence[Block] = ()) -> list[Part]:
     clauses = [c for c in clauses if c and [w for w in _words(c) if w not in _STOP]]
     merged: list[str] = []
     for clause in clauses:
-        if merged and not _QUESTION_WORD.search(clause):
-            merged[-1] = f"{merged[-1]}, {clause}"  # no question of its own: same part
+        own = [w for w in _words(clause) if w not in _STOP and not _QUESTION_WORD.fullmatch(w)]
+        about_before = bool(_PRONOUN.search(clause)) and len(own) <= 2
+        if merged and (not _QUESTION_WORD.search(clause) or about_before):
+            # No question of its own, or a short one about the clause before ("..., and what
+            # was its design?"): the same part.
+            merged[-1] = f"{merged[-1]}, {clause}"
         else:
             merged.append(clause)
     parts: list[Part] = []
@@ -421,9 +426,11 @@ async def compose_answer(
     rest: list[_Quote] = []
     quoted: set[str] = set()
     for part in parts:
-        if any(_same_aspect(part.query, g) for g in gaps) and part.papers is None:
-            continue  # the search found nothing for it: say so, quote nothing
+        # A part the search reported as a gap is still scored: the search judged by shared
+        # words, the cross-encoder by meaning. It stays a gap unless a sentence answers it.
         scored = await _score(scorer, part, sentences)
+        if scored and scored[0][1] >= ABSTAIN_SCORE:
+            open_gaps = [g for g in open_gaps if not _same_aspect(part.query, g)]
         if not scored or scored[0][1] < ABSTAIN_SCORE:
             label = part.query if part.papers is None else f"{part.label}: {part.query}"
             if not any(_same_aspect(label, g) for g in open_gaps):

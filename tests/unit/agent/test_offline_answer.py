@@ -65,10 +65,10 @@ def test_page_marks_give_each_sentence_its_page() -> None:
 def test_a_question_is_split_only_between_its_own_questions() -> None:
     one = "When an ARIMA model is selected automatically for a seasonal series, how is d chosen?"
     assert [p.query for p in oa.question_parts(one)] == [one.rstrip("?")]
-    two = "Compare how glmnet and lme4 handle regularization, and what do they say about qubits?"
+    two = "Compare how glmnet and lme4 handle regularization, and what do these papers say about qubits?"
     assert [p.query for p in oa.question_parts(two)] == [
         "Compare how glmnet and lme4 handle regularization",
-        "what do they say about qubits",
+        "what do these papers say about qubits",
     ]
 
 
@@ -162,3 +162,18 @@ async def test_citations_are_verified_against_their_pages() -> None:
         ("Nothing like this is written.", False, None),
     ]
     assert all(c["verified"] is None for c in await verify(cites, numbered, None))
+
+
+def test_a_short_clause_about_the_one_before_stays_with_it() -> None:
+    question = "Which tasting experiment is the running example, and what was its design?"
+    assert len(oa.question_parts(question)) == 1
+    broad = "How does lmer choose its optimizer, and which photonic chips implement its solver?"
+    assert len(oa.question_parts(broad)) == 2
+
+
+async def test_a_part_the_search_called_a_gap_is_answered_when_a_sentence_answers_it() -> None:
+    question = "Why does lme4 not print p values for fixed effects?"
+    blocks = [_block(1, "The lme4 package does not print p values for fixed effects on purpose.")]
+    answer = await oa.compose_answer(question, blocks, [question.rstrip("?")], None, notice=NOTICE)
+    assert '"The lme4 package does not print p values' in answer
+    assert "Not found in your library" not in answer
