@@ -52,6 +52,9 @@ EVIDENCE_BLOCK = re.compile(
     r"(.*?)(?=^### \[\d+\] |\Z)",
     re.S | re.M,
 )
+_REFERENCES_SECTION = re.compile(
+    r"section '(?:\d+(?:\.\d+)*\.?\s*)?(?:References|Bibliography|Literature cited)'", re.I
+)
 PAGE_MARK = re.compile(r"^\[page (\d{1,5})\]$", re.M)
 _ABBREVIATIONS = frozenset(
     """e.g i.e et al fig figs eq eqs sec secs tab cf vs etc pp p no nos dr mr ms resp approx
@@ -131,9 +134,11 @@ class _Quote:
 def parse_blocks(evidence_text: str) -> list[Block]:
     blocks: list[Block] = []
     for m in EVIDENCE_BLOCK.finditer(evidence_text.strip() + "\n"):
-        n, label, title, key, page, page_end, _rest, body = m.groups()
+        n, label, title, key, page, page_end, rest, body = m.groups()
         if body.startswith("(found by: "):
             body = body.partition("\n")[2]
+        if _REFERENCES_SECTION.search(rest):
+            continue  # the bibliography: titles of other works, not answers
         blocks.append(
             Block(
                 n=int(n),
@@ -176,6 +181,14 @@ def split_sentences(text: str) -> list[str]:
     return [sentence for sentence in out if sentence]
 
 
+# An R prompt or assignment inside a sentence: code, not prose.
+_CODE = re.compile(r"<-|(?:^|\s)R?>\s+[\w.]+\s*(?:\(|<-|\$|\[)")
+# A heading run into the sentence after it ("Orthogonalized Gnanadesikan/Kettenring The MCD
+# estimator ..."): two or more capitalised words, then a capitalised sentence opener.
+_HEADING_PREFIX = re.compile(
+    r"^(?:\d+(?:\.\d+)*\.?\s+)?(?:[A-Z][\w/\-]*\s+){1,7}?(?=(?:The|A|An|In|We|This|These|Our|For"
+    r"|Here|To|If|When|It|One)\s+\w)"
+)
 _CODE_LINE = re.compile(r"^\s*(?:\[\d+\]|R>|>|\$|#|\+\s)")
 
 
@@ -214,6 +227,12 @@ def _is_quotable(sentence: str, first_in_passage: bool) -> bool:
         return False  # code, tables, formulas
     if _REFERENCE.search(sentence):
         return False  # an entry of the references, a quoted title
+    if _CODE.search(sentence) or (sentence.count("(") >= 3 and sentence.count("=") >= 2):
+        return False  # R code or output run into the prose
+    numbers = sum(1 for w in words if re.fullmatch(r"[\d.,:;()%\-\u2212]+", w))
+    capitals = sum(1 for w in words if w[:1].isupper())
+    if numbers >= 0.3 * len(words) or (len(words) >= 10 and capitals >= 0.7 * len(words)):
+        return False  # a table's numbers, a list of names
     # A chunk may open mid-sentence: that fragment is not a sentence of its own.
     return not (first_in_passage and sentence[:1].islower())
 
@@ -231,6 +250,9 @@ def candidate_sentences(blocks: Sequence[Block]) -> list[Sentence]:
             if index:
                 page = int(pieces[index - 1])
             for position, sentence in enumerate(split_sentences(pieces[index])):
+                head = _HEADING_PREFIX.match(sentence)
+                if head and len(head.group(0).split()) >= 2:
+                    sentence = sentence[head.end() :]
                 key = sentence_key(sentence)
                 quotable = _is_quotable(sentence, index == 0 and position == 0)
                 # A sentence already quoted, or part of a longer one already taken, is a repeat
@@ -425,10 +447,12 @@ async def compose_answer(
     direct: list[tuple[Part, list[_Quote]]] = []
     rest: list[_Quote] = []
     quoted: set[str] = set()
+    best_scores: list[float] = []
     for part in parts:
         # A part the search reported as a gap is still scored: the search judged by shared
         # words, the cross-encoder by meaning. It stays a gap unless a sentence answers it.
         scored = await _score(scorer, part, sentences)
+        best_scores.append(scored[0][1] if scored else float("-inf"))
         if scored and scored[0][1] >= ABSTAIN_SCORE:
             open_gaps = [g for g in open_gaps if not _same_aspect(part.query, g)]
         if not scored or scored[0][1] < ABSTAIN_SCORE:
@@ -447,6 +471,14 @@ async def compose_answer(
             elif score >= SUPPORT_SCORE:
                 rest.append(_Quote(sentence, score))
         direct.append((part, picked))
+    # What abstention is calibrated on (bench/bench_answers.py reads these lines).
+    logger.info(
+        "offline answer scored: best=%.2f parts=%d sentences=%d question=%r",
+        max(best_scores, default=float("-inf")),
+        len(parts),
+        len(sentences),
+        question[:300],
+    )
     if not direct:
         subject = question.strip() or "this question"
         lines.append(f"Your library has no evidence on this: {subject}")

@@ -65,7 +65,10 @@ def test_page_marks_give_each_sentence_its_page() -> None:
 def test_a_question_is_split_only_between_its_own_questions() -> None:
     one = "When an ARIMA model is selected automatically for a seasonal series, how is d chosen?"
     assert [p.query for p in oa.question_parts(one)] == [one.rstrip("?")]
-    two = "Compare how glmnet and lme4 handle regularization, and what do these papers say about qubits?"
+    two = (
+        "Compare how glmnet and lme4 handle regularization, "
+        "and what do these papers say about qubits?"
+    )
     assert [p.query for p in oa.question_parts(two)] == [
         "Compare how glmnet and lme4 handle regularization",
         "what do these papers say about qubits",
@@ -177,3 +180,29 @@ async def test_a_part_the_search_called_a_gap_is_answered_when_a_sentence_answer
     answer = await oa.compose_answer(question, blocks, [question.rstrip("?")], None, notice=NOTICE)
     assert '"The lme4 package does not print p values' in answer
     assert "Not found in your library" not in answer
+
+
+def test_code_tables_name_lists_and_run_in_headings_are_not_quoted_as_such() -> None:
+    body = (
+        "The command would be: > fs <- Fstats(ecm.model, from = c(1990, 1), to = c(1999,6)) "
+        "This returns an object. "
+        "2.6 2.8 3.0 3.2 3.4 2.5 3.0 3.5 age length Figure 2: mandible data. "
+        "Acciaiuoli Albizzi Barbadori Bischeri Castellani Ginori Guadagni Medici Pazzi Strozzi. "
+        "Orthogonalized Gnanadesikan/Kettenring The MCD estimator poses a hard problem. "
+        "Alternatively the default is to take from = 0.15 and implicitly to = 0.85."
+    )
+    texts = [s.text for s in oa.candidate_sentences([_block(1, body)])]
+    assert texts == [
+        "The MCD estimator poses a hard problem.",
+        "Alternatively the default is to take from = 0.15 and implicitly to = 0.85.",
+    ]
+
+
+def test_the_bibliography_is_not_evidence() -> None:
+    text = (
+        "### [1] Doe (2020) \"A Paper\" item KEY1, p. 30, section 'References'\n"
+        "Zeileis A (2004). Econometric computing with HC and HAC covariance matrix estimators.\n"
+        '### [2] Doe (2020) "A Paper" item KEY1, p. 3\n'
+        "The default is HC3 for linear models in this implementation.\n"
+    )
+    assert [b.n for b in oa.parse_blocks(text)] == [2]
