@@ -29,6 +29,7 @@ from tests.support.zotero_fixture import paper_item_key
 QUESTIONS = ROOT / "bench" / "data" / "retrieval_questions.jsonl"
 MODES = [
     ("keyword", {"mode": "keyword"}),
+    ("keyword + rerank", {"mode": "keyword", "rerank": True}),
     ("dense", {"mode": "dense"}),
     ("fused (RRF)", {"mode": "hybrid"}),
     ("fused + rerank", {"mode": "hybrid", "rerank": True}),
@@ -73,7 +74,7 @@ async def run(args: argparse.Namespace) -> None:
         print(
             f"{len(questions)} questions over {len({q['file'] for q in questions})} papers; embedding model {model}"
         )
-        print(f"{'retrieval':<16} {'recall@5':>9} {'recall@20':>10} {'MRR@20':>7} {'ms/query':>9}")
+        print(f"{'retrieval':<18} {'recall@5':>9} {'recall@20':>10} {'MRR@20':>7} {'ms/query':>9}")
         for label, options in MODES:
             if args.no_rerank and options.get("rerank"):
                 continue
@@ -88,7 +89,7 @@ async def run(args: argparse.Namespace) -> None:
             r5 = sum(1 for r in ranks if r is not None and r <= 5) / len(ranks)
             r20 = sum(1 for r in ranks if r is not None) / len(ranks)
             mrr = sum(1 / r for r in ranks if r is not None) / len(ranks)
-            print(f"{label:<16} {r5:>9.3f} {r20:>10.3f} {mrr:>7.3f} {per_query:>9.1f}")
+            print(f"{label:<18} {r5:>9.3f} {r20:>10.3f} {mrr:>7.3f} {per_query:>9.1f}")
             if args.show_misses:
                 for q, r in zip(questions, ranks, strict=True):
                     if r is None or r > 5:
