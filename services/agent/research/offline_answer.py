@@ -191,6 +191,8 @@ _HEADING_PREFIX = re.compile(
     r"^(?:\d+(?:\.\d+)*\.?\s+)?(?:[A-Z][\w/\-]*\s+){1,7}?(?=(?:The|A|An|In|We|This|These|Our|For"
     r"|Here|To|If|When|It|One)\s+\w)"
 )
+# Six tokens in a row that are numbers or capitalised words: a table row, axis ticks, names.
+_TABLE_RUN = re.compile(r"(?:(?:^|\s)(?:[\d.,\u2212\-]+|[A-Z][\w\u2019']*)(?=\s|$)){6}")
 _CODE_LINE = re.compile(r"^\s*(?:\[\d+\]|R>|>|\$|#|\+\s)")
 
 
@@ -229,12 +231,14 @@ def _is_quotable(sentence: str, first_in_passage: bool) -> bool:
         return False  # code, tables, formulas
     if _REFERENCE.search(sentence):
         return False  # an entry of the references, a quoted title
-    if _CODE.search(sentence) or (sentence.count("(") >= 3 and sentence.count("=") >= 2):
+    if _CODE.search(sentence):
         return False  # R code or output run into the prose
     numbers = sum(1 for w in words if re.fullmatch(r"[\d.,:;()%\-\u2212]+", w))
     capitals = sum(1 for w in words if w[:1].isupper())
     if numbers >= 0.3 * len(words) or (len(words) >= 10 and capitals >= 0.7 * len(words)):
         return False  # a table's numbers, a list of names
+    if _TABLE_RUN.search(sentence):
+        return False  # a figure's axis ticks or a table row run into the prose
     # A chunk may open mid-sentence: that fragment is not a sentence of its own.
     return not (first_in_passage and sentence[:1].islower())
 

@@ -3,6 +3,9 @@ cross-encoder path is tested against the real reranker in tests/integration)."""
 
 from __future__ import annotations
 
+import json
+import pathlib
+
 from services.agent.research import offline_answer as oa
 from services.agent.research.citations import on_page, quote_before, verify, with_quotes
 
@@ -206,3 +209,18 @@ def test_the_bibliography_is_not_evidence() -> None:
         "The default is HC3 for linear models in this implementation.\n"
     )
     assert [b.n for b in oa.parse_blocks(text)] == [2]
+
+
+def test_the_filters_keep_the_sentences_that_answer_the_benchmark_questions() -> None:
+    """Every gold sentence of bench/data (picked by a person reading the page) survives the
+    filters for code, tables and fragments, but for formulas that are mostly symbols."""
+    root = pathlib.Path(__file__).resolve().parents[3] / "bench" / "data"
+    gold: list[str] = []
+    for name in ("answer_questions.jsonl", "conversations.jsonl"):
+        for line in (root / name).read_text().splitlines():
+            record = json.loads(line)
+            for turn in record.get("turns") or [record]:
+                gold += [g for paper in turn.get("papers", []) for g in paper.get("gold", [])]
+    rejected = [g for g in gold if not oa._is_quotable(oa.split_sentences(g)[0], False)]
+    assert len(gold) > 200
+    assert len(rejected) <= 0.01 * len(gold), rejected
