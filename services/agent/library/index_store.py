@@ -33,6 +33,9 @@ STATE_FAILED = "failed"  # unreadable: corrupt, encrypted, the reader crashed or
 STATE_MISSING = "missing"  # the file is gone and there is no full-text cache
 ATTACHMENT_STATES = (STATE_INDEXED, STATE_NO_TEXT, STATE_FAILED, STATE_MISSING)
 
+# Vectors of an attachment's chunks by (section, text): what the embedder read besides the title.
+ChunkVectors = dict[tuple[str | None, str], bytes]
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS items (
@@ -70,7 +73,8 @@ CREATE TABLE IF NOT EXISTS attachments (
     indexed_at REAL,
     error TEXT,
     state TEXT NOT NULL DEFAULT 'indexed',
-    empty_pages INTEGER NOT NULL DEFAULT 0
+    empty_pages INTEGER NOT NULL DEFAULT 0,
+    text_version INTEGER NOT NULL DEFAULT 1  -- pdf_text.TEXT_VERSION its text was made with
 );
 CREATE INDEX IF NOT EXISTS attachments_item ON attachments(item_key);
 CREATE TABLE IF NOT EXISTS pages (
@@ -136,6 +140,8 @@ def _add_missing_columns(conn: sqlite3.Connection) -> None:
         )
     if "empty_pages" not in columns:
         conn.execute("ALTER TABLE attachments ADD COLUMN empty_pages INTEGER NOT NULL DEFAULT 0")
+    if "text_version" not in columns:  # text made before versions were kept: the first recipe
+        conn.execute("ALTER TABLE attachments ADD COLUMN text_version INTEGER NOT NULL DEFAULT 1")
 
 
 class IndexStore(EmbeddingQueueStore):
@@ -234,10 +240,44 @@ class IndexStore(EmbeddingQueueStore):
     def attachment_rows(self) -> dict[str, dict[str, Any]]:
         cur = self.reader().execute(
             "SELECT attachment_key, item_key, path, size, mtime_ns, content_hash, source, "
-            "page_count, embedding_model, error, state FROM attachments"
+            "page_count, embedding_model, error, state, text_version FROM attachments"
         )
         cols = [d[0] for d in cur.description]
         return {row[0]: dict(zip(cols, row, strict=True)) for row in cur.fetchall()}
+
+    def set_text_version(self, conn: sqlite3.Connection, attachment_key: str, version: int) -> None:
+        """Record the text-cleaning recipe (``pdf_text.TEXT_VERSION``) an attachment was
+        extracted with; the indexer re-extracts it when the recipe changes."""
+        conn.execute(
+            "UPDATE attachments SET text_version = ? WHERE attachment_key = ?",
+            (version, attachment_key),
+        )
+
+    def chunk_vectors(self, conn: sqlite3.Connection, attachment_key: str) -> ChunkVectors:
+        """The vectors of an attachment's chunks, by what the embedder read of each (section
+        and text; the title is the item's), before the attachment is written anew."""
+        rows = conn.execute(
+            "SELECT section, text, embedding FROM chunks "
+            "WHERE attachment_key = ? AND embedding IS NOT NULL",
+            (attachment_key,),
+        )
+        return {(section, text): bytes(blob) for section, text, blob in rows}
+
+    def restore_vectors(
+        self, conn: sqlite3.Connection, attachment_key: str, vectors: ChunkVectors
+    ) -> int:
+        """Give the attachment's new chunks the vectors of old chunks with the same section
+        and text (``chunk_vectors``), so re-extraction re-embeds only what changed. Returns
+        how many chunks got one."""
+        if not vectors:
+            return 0
+        rows = conn.execute(
+            "SELECT id, section, text FROM chunks WHERE attachment_key = ? AND embedding IS NULL",
+            (attachment_key,),
+        ).fetchall()
+        kept = [(vectors[(s, t)], cid) for cid, s, t in rows if (s, t) in vectors]
+        conn.executemany("UPDATE chunks SET embedding = ? WHERE id = ?", kept)
+        return len(kept)
 
     def counts(self) -> dict[str, int]:
         conn = self.reader()

@@ -3,8 +3,12 @@
 A sync reads a snapshot of zotero.sqlite, refreshes item metadata and collections, then
 re-indexes only the attachments whose fingerprint changed: an attachment whose size and
 modification time are unchanged is skipped without reading it; one whose stat changed is
-hashed, and skipped if its content is the same. Removed or trashed items disappear. Text comes
-from the PDF, or from Zotero's ``.zotero-ft-cache`` when the PDF is missing or has no text.
+hashed, and skipped if its content is the same. The fingerprint includes the text-cleaning
+recipe (``pdf_text.TEXT_VERSION``): when a release changes it, every attachment with text is
+extracted again at the next sync, and the chunks whose section and text come out the same keep
+their vectors, so only the changed ones are embedded again. Removed or trashed items
+disappear. Text comes from the PDF, or from Zotero's ``.zotero-ft-cache`` when the PDF is
+missing or has no text.
 
 Text, TOC and chunks are extracted in worker processes (``extraction.ExtractorPool``) and
 written one attachment per transaction with their keyword index, so each item is searchable
@@ -220,20 +224,25 @@ class LibraryIndexer:
                 source, file = found
                 stat = file.stat()
                 # The same file as last time, read or not (an unreadable one stays failed
-                # until it changes; ``full`` tries again).
+                # until it changes; ``full`` tries again), its text made by this recipe.
                 known = not full and row is not None and row["source"] != "none"
-                if (
+                current = row is not None and (
+                    row["text_version"] == pdf_text.TEXT_VERSION or row["state"] == STATE_FAILED
+                )
+                same_stat = (
                     known
                     and row is not None
                     and row["source"] == source
                     and row["path"] == str(file)
                     and row["size"] == stat.st_size
                     and row["mtime_ns"] == stat.st_mtime_ns
-                ):
+                )
+                if same_stat and current:
                     unchanged += 1
                     continue
-                content_hash = _hash_file(file)
-                if known and row is not None and row["content_hash"] == content_hash:
+                stored_hash = row["content_hash"] if same_stat and row is not None else None
+                content_hash = stored_hash or _hash_file(file)  # same stat: same content
+                if known and current and row is not None and row["content_hash"] == content_hash:
                     with self.store.writer() as conn:  # touched, not changed
                         writes.update_stat(
                             conn,
@@ -274,6 +283,7 @@ class LibraryIndexer:
             )
 
     def _write(self, work: _Work, extracted: Extracted) -> None:
+        key = work.attachment.key
         with self.store.writer() as conn:
             if extracted.state == STATE_FAILED:
                 writes.record_failure(
@@ -287,7 +297,9 @@ class LibraryIndexer:
                     source=work.source,
                     error=extracted.error or "unreadable",
                 )
+                self.store.set_text_version(conn, key, pdf_text.TEXT_VERSION)
                 return
+            vectors = self.store.chunk_vectors(conn, key)  # kept where the text is the same
             writes.write_attachment(
                 conn,
                 attachment_key=work.attachment.key,
@@ -305,6 +317,8 @@ class LibraryIndexer:
                 empty_pages=extracted.empty_pages,
                 term_counts=extracted.term_counts,
             )
+            self.store.set_text_version(conn, key, pdf_text.TEXT_VERSION)
+            self.store.restore_vectors(conn, key, vectors)
 
     def _mark_interrupted(self, zotero_dir: pathlib.Path) -> None:
         with self.store.writer() as conn:
