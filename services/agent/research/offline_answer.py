@@ -516,8 +516,8 @@ async def compose_answer(
     lines.append("# Cited Sources")
     for n in sorted(cited):
         b = cited[n]
-        pages = f"p. {b.page}" + (f"-{b.page_end}" if b.page_end != b.page else "")
-        lines.append(f"[{n}] {b.label}. {b.title}. Item {b.key}, {pages}.")
+        span = f"p. {b.page}" + (f"-{b.page_end}" if b.page_end != b.page else "")
+        lines.append(f"[{n}] {b.label}. {b.title}. Item {b.key}, {span}.")
     return "\n".join(lines)
 
 
