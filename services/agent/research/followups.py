@@ -28,6 +28,8 @@ _POINTS_BACK = re.compile(
 _PRONOUN = re.compile(
     r"\b(?:it|its|they|them|their|theirs|this|that|these|those|then|there)\b", re.I
 )
+# Content words up to which a message with a pronoun is read as a follow-up.
+MAX_PRONOUN_FOLLOW_UP = 6
 _OTHER = re.compile(r"\b(?:the\s+other|other\s+one|the\s+older|the\s+newer|the\s+second)\b", re.I)
 _LEAD = re.compile(r"^\s*(?:and|so|but|also|then|what\s+about|how\s+about)\b", re.I)
 _FRESH = re.compile(
@@ -100,7 +102,9 @@ def refers_back(message: str, thread: str = "") -> bool:
         or _OTHER.search(message)
         or _LEAD.match(message)
         or len(_content(message)) <= 3
-        or _PRONOUN.search(message)
+        # A pronoun points back from a short message; a long one ("How does lmer choose its
+        # optimizer, and which chips implement its solver?") says what "its" is itself.
+        or (_PRONOUN.search(message) and len(_content(message)) <= MAX_PRONOUN_FOLLOW_UP)
     )
 
 

@@ -38,6 +38,9 @@ def test_a_new_subject_starts_fresh() -> None:
         "Which of them is the default?"
     )
     assert refers_back("And brms?") and refers_back("So what does it offer instead?")
+    # A long question with a pronoun of its own ("its" is lmer's) is not a follow-up.
+    broad = "How does lmer choose its optimizer, and which photonic chips implement its solver?"
+    assert standalone_request(broad, history) == broad
 
 
 def test_the_other_one_is_the_named_paper_the_last_answer_did_not_cite() -> None:
