@@ -21,6 +21,7 @@ from google.adk.models.llm_request import LlmRequest
 
 from services.agent.research.offline_llm import OfflineLlm
 from services.compactor.summarizer import EXTRACTIVE_HEADER
+from services.gateway.locks.base_chat_lock import SessionBusy
 from services.sessions.remote_session_service import RemoteSessionService
 from tests.support import zotero_fixture as zf
 from tests.support.sse import post_stream
@@ -265,6 +266,35 @@ async def test_the_next_question_waits_for_compaction_instead_of_failing(
                 "adaptive_compaction_min_turns": 4,
             },
         )
+
+
+async def test_the_moment_compaction_lets_go_the_session_is_free(
+    env: tuple[httpx.AsyncClient, Any, RemoteSessionService, Recorder],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """When the 'compacting' note is cleared the lock is already released, so a question
+    sent at that instant is never refused (it used to find the lock held with no note)."""
+    http, gateway, _remote, _recorder = env
+    state = gateway.app.state.gateway
+    lock = state.chat_lock
+    real_set_phase = lock.set_phase
+    seen: list[str] = []
+
+    async def set_phase(session_id: str, phase: str | None, *, ttl_seconds: float) -> None:
+        await real_set_phase(session_id, phase, ttl_seconds=ttl_seconds)
+        if phase is None:
+            try:
+                held = await state.acquire_session(session_id)
+            except SessionBusy:
+                seen.append("busy")
+            else:
+                seen.append("free")
+                await lock.release(held)
+
+    monkeypatch.setattr(lock, "set_phase", set_phase)
+    session_id = (await http.post("/sessions", json={"title": "quick"})).json()["session"]["id"]
+    await _turn(http, gateway, session_id, CONVERSATION[0])
+    assert seen == ["free"]
 
 
 def _user_text(event: Any) -> str:
