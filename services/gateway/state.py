@@ -18,6 +18,9 @@ from services.sessions.client import SessionsClient
 logger = logging.getLogger(__name__)
 
 COMPACTING = "compacting"  # the lock holder's note while post-turn compaction runs
+# How long a request waits for a session whose holder has no note (a turn in flight, or one
+# letting go this instant) before 409.
+RELEASE_GRACE_SECONDS = 1.0
 
 
 @dataclasses.dataclass
@@ -43,7 +46,9 @@ class GatewayState:
             return await self.chat_lock.acquire(session_id)
         except SessionBusy:
             if await self.chat_lock.phase(session_id) != COMPACTING:
-                raise
+                # The previous turn may be letting go this instant (its note is cleared just
+                # before its lock is released): a moment's grace, then 409.
+                return await self.chat_lock.acquire(session_id, wait_seconds=RELEASE_GRACE_SECONDS)
         return await self.chat_lock.acquire(
             session_id, wait_seconds=self.settings.compaction_wait_seconds
         )

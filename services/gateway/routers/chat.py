@@ -157,11 +157,9 @@ async def _stream_turn(
             if turn["completed"] and not held.lost.is_set():
                 await asyncio.shield(_compact(state, session_id))
         finally:
-            # Let go of the lock before clearing the 'compacting' note: the other way round, a
-            # question arriving in between found the session held with no note, and got 409.
-            await scope.aclose()
             with contextlib.suppress(ZocratesError):
                 await state.chat_lock.set_phase(session_id, None, ttl_seconds=0)
+            await scope.aclose()
 
     return sse_response(frames(), on_close=finish)
 
