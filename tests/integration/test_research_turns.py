@@ -294,8 +294,10 @@ async def test_a_follow_up_is_searched_with_the_subject_of_the_conversation(
     done = _done(evs)
     assert done["status"] == "completed"
     assert {c["item_key"] for c in done["citations"]} == {sandwich}, done["citations"]
-    # Every quote of the offline answer is on the page it cites.
-    assert done["citations"] and all(c["verified"] is True for c in done["citations"]), [
+    # Every quote of the offline answer is on the page it cites (a citation that only the
+    # list of sources makes quotes nothing and is not checked).
+    quoted = [c for c in done["citations"] if c["quote"]]
+    assert quoted and all(c["verified"] is True for c in quoted), [
         (c["page"], c["verified"], c.get("found_on_page"), c["quote"][:60])
         for c in done["citations"]
     ]

@@ -70,11 +70,12 @@ def with_quotes(answer: str, citations: list[dict[str, Any]]) -> list[dict[str, 
     """``citations`` (from ``extract_citations``) with the quote each supports, the first
     sentence cited with it when a citation is used more than once."""
     quotes: dict[tuple[int, int], str] = {}
-    for match in _MARKER.finditer(answer):
+    body = answer.split("# Cited Sources", 1)[0]  # the list of sources quotes nothing
+    for match in _MARKER.finditer(body):
         n = int(match.group(1))
         for c in citations:
             if c["n"] == n and (match.group(2) is None or int(match.group(2)) == c["page"]):
-                quotes.setdefault((n, c["page"]), quote_before(answer, match.start()))
+                quotes.setdefault((n, c["page"]), quote_before(body, match.start()))
     return [{**c, "quote": quotes.get((c["n"], c["page"]), "")} for c in citations]
 
 
@@ -104,8 +105,8 @@ async def verify(
                 cache[key] = {}
         pages = cache[key]
         quote = str(c.get("quote") or "")
-        if not pages or not quote:
-            out.append({**c, "verified": None if not pages else False})
+        if not pages or not quote:  # unreadable, or nothing quoted to check (a sources line)
+            out.append({**c, "verified": None})
             continue
         verified = on_page(quote, pages.get(c["page"], ""))
         entry = {**c, "verified": verified}

@@ -168,6 +168,13 @@ async def test_citations_are_verified_against_their_pages() -> None:
         ("Nothing like this is written.", False, None),
     ]
     assert all(c["verified"] is None for c in await verify(cites, numbered, None))
+    # A citation that only the list of sources makes quotes nothing: not checked.
+    listed = with_quotes(
+        answer + "\n\n# Cited Sources\n[1] Doe (2020). A Paper. Item K, p. 24.",
+        [{"n": 1, "item_key": "K", "title": "", "page": 30}],
+    )
+    assert listed[0]["quote"] == ""
+    assert (await verify(listed, numbered, read_pages))[0]["verified"] is None
 
 
 def test_a_short_clause_about_the_one_before_stays_with_it() -> None:
