@@ -11,6 +11,7 @@ import pytest
 from services.agent.library import chunking
 from services.agent.library.pdf_text import extract_pages
 from services.agent.research import offline_answer as oa
+from services.agent.research import offline_sentences as sents
 from services.reranker.client import RerankerClient
 from services.reranker.models import CrossEncoder, Embedder
 from tests.support.stack import running_reranker
@@ -32,7 +33,7 @@ async def client(cross_encoder: CrossEncoder, embedder: Embedder) -> AsyncIterat
         await client.close()
 
 
-def _forecast_blocks(first: int, last: int) -> tuple[list[oa.Block], dict[int, str]]:
+def _forecast_blocks(first: int, last: int) -> tuple[list[sents.Block], dict[int, str]]:
     """The forecast paper's chunks that touch pages ``first``-``last``, as evidence blocks."""
     pages = extract_pages(default_papers_dir() / "forecast__JSS2008.pdf")
     chunks = [
@@ -41,7 +42,7 @@ def _forecast_blocks(first: int, last: int) -> tuple[list[oa.Block], dict[int, s
         if c.page_end >= first and c.page_start <= last
     ]
     blocks = [
-        oa.Block(
+        sents.Block(
             n,
             "Hyndman & Khandakar (2008)",
             "Automatic Time Series Forecasting",

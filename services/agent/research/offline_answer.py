@@ -26,6 +26,12 @@ from typing import Any
 
 from services.agent.research.citations import PageReader, on_page
 from services.agent.research.followups import is_follow_up
+from services.agent.research.offline_sentences import (
+    Block,
+    Sentence,
+    candidate_sentences,
+    words,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -40,7 +46,6 @@ DIRECT_MARGIN = 2.5
 MAX_DIRECT = 3
 MAX_SUPPORTING = 4
 SUPPORT_SCORE = -1.0
-MAX_CANDIDATES = 400
 # Said of a sentence that needs the one before it ("That is, ..."), or that runs on past 60
 # words: a self-contained sentence of the same score answers better.
 ANAPHOR_PENALTY = 1.0
@@ -49,32 +54,10 @@ LONG_PENALTY = 1.0
 # (query, [(id, text)]) -> [(id, score)], best first.
 Scorer = Callable[[str, list[tuple[str, str]]], Awaitable[list[tuple[str, float]]]]
 
-EVIDENCE_BLOCK = re.compile(
-    r"^### \[(\d+)\] (.*?) \"(.*?)\" item (\S+), p\. (\d+)(?:-(\d+))?([^\n]*)\n"
-    r"(.*?)(?=^### \[\d+\] |\Z)",
-    re.S | re.M,
-)
-_REFERENCES_SECTION = re.compile(
-    r"section '(?:\d+(?:\.\d+)*\.?\s*)?(?:References|Bibliography|Literature cited)'", re.I
-)
-PAGE_MARK = re.compile(r"^\[page (\d{1,5})\]$", re.M)
-_ABBREVIATIONS = frozenset(
-    """e.g i.e et al fig figs eq eqs sec secs tab cf vs etc pp p no nos dr mr ms resp approx
-    ch chap vol viz ibid incl esp""".split()
-)
-# A full stop, then a capital, a digit, or a lowercase name called like a function ("vcovHC()").
-_SENTENCE_END = re.compile(
-    r"[.!?][\"')\]\u201d\u2019]*\s+(?=[\"'(\[\u201c]?[A-Z0-9]|[a-z][\w.]*\()|\s*\u2022\s*"
-)
-_REFERENCE = re.compile(
-    r"^\W*[\u201c\"]|[A-Z][a-z]+,\s+[A-Z]\.(?:\s*[A-Z]\.)*,?\s+(?:and\s+)?[A-Z]"
-    r"|\(\d{4}[a-z]?\)\.\s+[\u201c\"A-Z]"
-)
 _ANAPHOR = re.compile(
     r"^(?:It|Its|This|These|That|Those|They|Their|Such|Here|Then|Thus|Hence|Both|The latter"
     r"|The former|In this|In that|In these|As a result|Consequently)\b"
 )
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9+\-]*[A-Za-z0-9+]|[A-Za-z]")
 _CLAUSE_SPLIT = re.compile(
     r"\s*;\s*|\?\s+(?=\S)"
     r"|,?\s+and\s+(?=(?:how|what|why|which|when|where|whether|who|does|do|did|is|are|can|could"
@@ -97,28 +80,6 @@ _STOP = frozenset(
 
 
 @dataclasses.dataclass(frozen=True)
-class Block:
-    """One numbered piece of evidence from the synthesis prompt."""
-
-    n: int
-    label: str
-    title: str
-    key: str
-    page: int
-    page_end: int
-    body: str
-
-
-@dataclasses.dataclass(frozen=True)
-class Sentence:
-    id: str
-    text: str
-    block: Block
-    page: int
-    context: str  # the sentence before it in the passage ("" at the start)
-
-
-@dataclasses.dataclass(frozen=True)
 class Part:
     """A part of the question, answered from ``papers`` (None: any paper)."""
 
@@ -131,152 +92,6 @@ class Part:
 class _Quote:
     sentence: Sentence
     score: float
-
-
-def parse_blocks(evidence_text: str) -> list[Block]:
-    blocks: list[Block] = []
-    for m in EVIDENCE_BLOCK.finditer(evidence_text.strip() + "\n"):
-        n, label, title, key, page, page_end, rest, body = m.groups()
-        if body.startswith("(found by: "):
-            body = body.partition("\n")[2]
-        if _REFERENCES_SECTION.search(rest):
-            continue  # the bibliography: titles of other works, not answers
-        blocks.append(
-            Block(
-                n=int(n),
-                label=label,
-                title=title,
-                key=key,
-                page=int(page),
-                page_end=int(page_end or page),
-                body=body.strip(),
-            )
-        )
-    return blocks
-
-
-def _words(text: str) -> list[str]:
-    return [w.lower() for w in _WORD.findall(text)]
-
-
-def sentence_key(text: str) -> str:
-    """What two copies of a sentence share, whatever their spacing and punctuation."""
-    return " ".join(_words(text))
-
-
-def split_sentences(text: str) -> list[str]:
-    """Sentences of a passage: paragraph and line breaks after a full stop end one; a full stop
-    after an abbreviation ("e.g.", "Fig.", "et al.") or an initial ("J.") does not."""
-    out: list[str] = []
-    for paragraph in _prose_runs(text):
-        flat = " ".join(paragraph.split())
-        start = 0
-        for m in _SENTENCE_END.finditer(flat):
-            before = flat[start : m.start() + 1]
-            last = before.rstrip(".!?\"')]\u201d\u2019").rsplit(" ", 1)[-1]
-            if last.lower().rstrip(".") in _ABBREVIATIONS or re.fullmatch(r"[A-Z]", last):
-                continue
-            out.append(flat[start : m.end()].strip(" \u2022"))
-            start = m.end()
-        if flat[start:].strip(" \u2022"):
-            out.append(flat[start:].strip(" \u2022"))
-    return [sentence for sentence in out if sentence]
-
-
-# An R prompt or assignment inside a sentence: code, not prose.
-_CODE = re.compile(r"<-|(?:^|\s)R?>\s+[\w.]+\s*(?:\(|<-|\$|\[)")
-# A heading run into the sentence after it ("Orthogonalized Gnanadesikan/Kettenring The MCD
-# estimator ..."): two or more capitalised words, then a capitalised sentence opener.
-_HEADING_PREFIX = re.compile(
-    r"^(?:\d+(?:\.\d+)*\.?\s+)?(?:[A-Z][\w/\-]*\s+){1,7}?(?=(?:The|A|An|In|We|This|These|Our|For"
-    r"|Here|To|If|When|It|One)\s+\w)"
-)
-# Six tokens in a row that are numbers or capitalised words: a table row, axis ticks, names.
-_TABLE_RUN = re.compile(r"(?:(?:^|\s)(?:[\d.,\u2212\-]+|[A-Z][\w\u2019']*)(?=\s|$)){6}")
-_CODE_LINE = re.compile(r"^\s*(?:\[\d+\]|R>|>|\$|#|\+\s)")
-
-
-def _prose_runs(text: str) -> list[str]:
-    """Paragraphs, with lines of code or program output (and a label line ending in ":")
-    kept apart from the prose around them."""
-    runs: list[str] = []
-    for paragraph in re.split(r"\n\s*\n", text):
-        current: list[str] = []
-        for line in paragraph.split("\n"):
-            stripped = line.strip()
-            letters = sum(ch.isalpha() for ch in stripped)
-            apart = bool(_CODE_LINE.match(line)) or letters < 0.5 * len(stripped.replace(" ", ""))
-            if apart:
-                runs.extend([" ".join(current)] if current else [])
-                runs.append(stripped)
-                current = []
-                continue
-            current.append(stripped)
-            if stripped.endswith(":") and len(stripped.split()) <= 4:
-                runs.append(" ".join(current))
-                current = []
-        if current:
-            runs.append(" ".join(current))
-    return [run for run in runs if run.strip()]
-
-
-def _is_quotable(sentence: str, first_in_passage: bool) -> bool:
-    words = sentence.split()
-    if not 6 <= len(words) <= 90:
-        return False
-    if not re.search(r"[.!?:)\"\u201d]$", sentence):
-        return False  # a fragment: a list's lead-in, a passage cut mid-sentence
-    letters = sum(ch.isalpha() for ch in sentence)
-    if letters < 0.6 * len(sentence.replace(" ", "")):
-        return False  # code, tables, formulas
-    if _REFERENCE.search(sentence):
-        return False  # an entry of the references, a quoted title
-    if _CODE.search(sentence):
-        return False  # R code or output run into the prose
-    numbers = sum(1 for w in words if re.fullmatch(r"[\d.,:;()%\-\u2212]+", w))
-    capitals = sum(1 for w in words if w[:1].isupper())
-    if numbers >= 0.3 * len(words) or (len(words) >= 10 and capitals >= 0.7 * len(words)):
-        return False  # a table's numbers, a list of names
-    if _TABLE_RUN.search(sentence):
-        return False  # a figure's axis ticks or a table row run into the prose
-    # A chunk may open mid-sentence: that fragment is not a sentence of its own.
-    return not (first_in_passage and sentence[:1].islower())
-
-
-def candidate_sentences(blocks: Sequence[Block]) -> list[Sentence]:
-    """Every quotable sentence of the evidence once (the first, best-ranked copy), with the
-    page it is on when the passage marks its page breaks (``[page N]`` lines)."""
-    seen: set[str] = set()
-    out: list[Sentence] = []
-    for block in blocks:
-        page, previous = block.page, ""
-        pieces = PAGE_MARK.split(block.body)
-        # pieces: text, page, text, page, text ...
-        for index in range(0, len(pieces), 2):
-            if index:
-                page = int(pieces[index - 1])
-            for position, sentence in enumerate(split_sentences(pieces[index])):
-                head = _HEADING_PREFIX.match(sentence)
-                if head and len(head.group(0).split()) >= 2:
-                    sentence = sentence[head.end() :]
-                key = sentence_key(sentence)
-                quotable = _is_quotable(sentence, index == 0 and position == 0)
-                # A sentence already quoted, or part of a longer one already taken, is a repeat
-                # (overlapping chunks; a chunk boundary that cut a sentence).
-                repeat = key in seen or any(key in k for k in seen if len(k) > len(key))
-                if quotable and not repeat:
-                    seen.add(key)
-                    out.append(
-                        Sentence(
-                            id=str(len(out)),
-                            text=sentence,
-                            block=block,
-                            page=page,
-                            context=previous,
-                        )
-                    )
-                previous = sentence
-    return out[:MAX_CANDIDATES]
 
 
 def _name_tokens(title: str) -> set[str]:
@@ -312,7 +127,7 @@ def subjects_of(text: str, blocks: Sequence[Block]) -> dict[str, frozenset[str]]
             names.setdefault(name, set()).add(block.key)
     papers = {b.key for b in blocks}
     found: dict[str, frozenset[str]] = {}
-    for word in dict.fromkeys(_words(text)):
+    for word in dict.fromkeys(words(text)):
         if word in _STOP or len(word) < 2:
             continue
         keys = set(names.get(word, set()))
@@ -336,10 +151,10 @@ def question_parts(question: str, blocks: Sequence[Block] = ()) -> list[Part]:
     if is_follow_up(question):  # one question with its context: never cut
         return [Part(label=question.split(" (follow-up to: ")[0], query=question)]
     clauses = [c.strip(" ,.?") for c in _CLAUSE_SPLIT.split(question)]
-    clauses = [c for c in clauses if c and [w for w in _words(c) if w not in _STOP]]
+    clauses = [c for c in clauses if c and [w for w in words(c) if w not in _STOP]]
     merged: list[str] = []
     for clause in clauses:
-        own = [w for w in _words(clause) if w not in _STOP and not _QUESTION_WORD.fullmatch(w)]
+        own = [w for w in words(clause) if w not in _STOP and not _QUESTION_WORD.fullmatch(w)]
         about_before = bool(_PRONOUN.search(clause)) and len(own) <= 2
         if merged and (not _QUESTION_WORD.search(clause) or about_before):
             # No question of its own, or a short one about the clause before ("..., and what
@@ -419,11 +234,11 @@ def lexical_scores(query: str, sentences: list[Sentence]) -> list[tuple[Sentence
     """Shared words weighted by rarity, on the cross-encoder's scale: a sentence sharing a
     third of the query's weight sits at :data:`ABSTAIN_SCORE`. The fallback when the reranker
     cannot be reached."""
-    wanted = {w for w in _words(query) if w not in _STOP and len(w) >= 3}
+    wanted = {w for w in words(query) if w not in _STOP and len(w) >= 3}
     if not wanted:
         return []
     df: dict[str, int] = {}
-    bags = [set(_words(s.text)) for s in sentences]
+    bags = [set(words(s.text)) for s in sentences]
     for bag in bags:
         for w in bag & wanted:
             df[w] = df.get(w, 0) + 1

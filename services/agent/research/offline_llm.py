@@ -31,13 +31,12 @@ from google.genai import types
 from services.agent.research import evidence as ev
 from services.agent.research.followups import Turn, standalone_request
 from services.agent.research.offline_answer import (
-    Block,
     compose_answer,
-    parse_blocks,
     question_parts,
     scorer_from_reranker,
     subject_queries,
 )
+from services.agent.research.offline_sentences import Block, parse_blocks
 
 OFFLINE_NOTICE = (
     "*Offline extractive answer: Zocrates' built-in model quotes sentences from your papers "

@@ -7,14 +7,15 @@ import json
 import pathlib
 
 from services.agent.research import offline_answer as oa
+from services.agent.research import offline_sentences as sents
 from services.agent.research.citations import on_page, quote_before, verify, with_quotes
 
 NOTICE = "*offline*"
 
 
 def _block(n: int, body: str, *, key: str = "KEY1", title: str = "A Paper", page: int = 3,
-           page_end: int | None = None) -> oa.Block:  # fmt: skip
-    return oa.Block(n, "Doe (2020)", title, key, page, page_end or page, body)
+           page_end: int | None = None) -> sents.Block:  # fmt: skip
+    return sents.Block(n, "Doe (2020)", title, key, page, page_end or page, body)
 
 
 def test_sentences_split_at_full_stops_but_not_after_abbreviations() -> None:
@@ -22,7 +23,7 @@ def test_sentences_split_at_full_stops_but_not_after_abbreviations() -> None:
         "The default is HC3, see e.g. Long and Ervin (2000) and Fig. 3 for details. "
         "vcovHC() computes it. A list follows: \u2022 one item here \u2022 another item."
     )
-    assert oa.split_sentences(text) == [
+    assert sents.split_sentences(text) == [
         "The default is HC3, see e.g. Long and Ervin (2000) and Fig. 3 for details.",
         "vcovHC() computes it.",
         "A list follows:",
@@ -33,14 +34,14 @@ def test_sentences_split_at_full_stops_but_not_after_abbreviations() -> None:
 
 def test_program_output_lines_stay_apart_from_prose() -> None:
     text = 'Methods:\n[1] "ARSA" "BBURCG"\nSeriation orders objects so that similar ones meet.'
-    assert oa.split_sentences(text)[-1] == "Seriation orders objects so that similar ones meet."
+    assert sents.split_sentences(text)[-1] == "Seriation orders objects so that similar ones meet."
 
 
 def test_a_sentence_in_two_overlapping_passages_is_a_candidate_once() -> None:
     shared = "We choose d by applying successive KPSS unit-root tests to the data."
     first = _block(1, f"Earlier text ends here with a full stop. {shared}")
     second = _block(2, f"{shared} Then the remaining parameters are chosen by the AIC.", page=4)
-    texts = [s.text for s in oa.candidate_sentences([first, second])]
+    texts = [s.text for s in sents.candidate_sentences([first, second])]
     assert texts.count(shared) == 1
     assert "Then the remaining parameters are chosen by the AIC." in texts
 
@@ -52,13 +53,13 @@ def test_fragments_references_and_formulas_are_not_quoted() -> None:
         "x = 1 + 2 * 3 / 4 - 5 = 6 7 8 9 10. "
         "A real sentence that answers the question stands here."
     )
-    texts = [s.text for s in oa.candidate_sentences([_block(1, body)])]
+    texts = [s.text for s in sents.candidate_sentences([_block(1, body)])]
     assert texts == ["A real sentence that answers the question stands here."]
 
 
 def test_page_marks_give_each_sentence_its_page() -> None:
     body = "The first page says this sentence here.\n[page 11]\nThe next page says that one here."
-    sentences = oa.candidate_sentences([_block(1, body, page=10, page_end=11)])
+    sentences = sents.candidate_sentences([_block(1, body, page=10, page_end=11)])
     assert [(s.text[:14], s.page) for s in sentences] == [
         ("The first page", 10),
         ("The next page ", 11),
@@ -201,7 +202,7 @@ def test_code_tables_name_lists_and_run_in_headings_are_not_quoted_as_such() -> 
         "Orthogonalized Gnanadesikan/Kettenring The MCD estimator poses a hard problem. "
         "Alternatively the default is to take from = 0.15 and implicitly to = 0.85."
     )
-    texts = [s.text for s in oa.candidate_sentences([_block(1, body)])]
+    texts = [s.text for s in sents.candidate_sentences([_block(1, body)])]
     assert texts == [
         "The MCD estimator poses a hard problem.",
         "Alternatively the default is to take from = 0.15 and implicitly to = 0.85.",
@@ -215,7 +216,7 @@ def test_the_bibliography_is_not_evidence() -> None:
         '### [2] Doe (2020) "A Paper" item KEY1, p. 3\n'
         "The default is HC3 for linear models in this implementation.\n"
     )
-    assert [b.n for b in oa.parse_blocks(text)] == [2]
+    assert [b.n for b in sents.parse_blocks(text)] == [2]
 
 
 def test_the_filters_keep_the_sentences_that_answer_the_benchmark_questions() -> None:
@@ -228,6 +229,6 @@ def test_the_filters_keep_the_sentences_that_answer_the_benchmark_questions() ->
             record = json.loads(line)
             for turn in record.get("turns") or [record]:
                 gold += [g for paper in turn.get("papers", []) for g in paper.get("gold", [])]
-    rejected = [g for g in gold if not oa._is_quotable(oa.split_sentences(g)[0], False)]
+    rejected = [g for g in gold if not sents._is_quotable(sents.split_sentences(g)[0], False)]
     assert len(gold) > 200
     assert len(rejected) <= 0.01 * len(gold), rejected

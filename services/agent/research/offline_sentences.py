@@ -1,0 +1,213 @@
+"""The sentences an offline answer may quote: the synthesis prompt's numbered evidence parsed
+into blocks, cut into sentences, and filtered to prose.
+
+A sentence of two overlapping chunks is one candidate; fragments (a chunk that opens
+mid-sentence, a list's lead-in), reference entries, R code and output, table rows and name lists
+are not quotable; a heading run into its sentence is cut off; bibliography sections are not
+evidence. ``[page N]`` lines in a passage give each sentence its page.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Sequence
+
+MAX_CANDIDATES = 400
+EVIDENCE_BLOCK = re.compile(
+    r"^### \[(\d+)\] (.*?) \"(.*?)\" item (\S+), p\. (\d+)(?:-(\d+))?([^\n]*)\n"
+    r"(.*?)(?=^### \[\d+\] |\Z)",
+    re.S | re.M,
+)
+_REFERENCES_SECTION = re.compile(
+    r"section '(?:\d+(?:\.\d+)*\.?\s*)?(?:References|Bibliography|Literature cited)'", re.I
+)
+PAGE_MARK = re.compile(r"^\[page (\d{1,5})\]$", re.M)
+_ABBREVIATIONS = frozenset(
+    """e.g i.e et al fig figs eq eqs sec secs tab cf vs etc pp p no nos dr mr ms resp approx
+    ch chap vol viz ibid incl esp""".split()
+)
+# A full stop, then a capital, a digit, or a lowercase name called like a function ("vcovHC()").
+_SENTENCE_END = re.compile(
+    r"[.!?][\"')\]\u201d\u2019]*\s+(?=[\"'(\[\u201c]?[A-Z0-9]|[a-z][\w.]*\()|\s*\u2022\s*"
+)
+_REFERENCE = re.compile(
+    r"^\W*[\u201c\"]|[A-Z][a-z]+,\s+[A-Z]\.(?:\s*[A-Z]\.)*,?\s+(?:and\s+)?[A-Z]"
+    r"|\(\d{4}[a-z]?\)\.\s+[\u201c\"A-Z]"
+)
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9+\-]*[A-Za-z0-9+]|[A-Za-z]")
+
+
+@dataclasses.dataclass(frozen=True)
+class Block:
+    """One numbered piece of evidence from the synthesis prompt."""
+
+    n: int
+    label: str
+    title: str
+    key: str
+    page: int
+    page_end: int
+    body: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Sentence:
+    id: str
+    text: str
+    block: Block
+    page: int
+    context: str  # the sentence before it in the passage ("" at the start)
+
+
+def parse_blocks(evidence_text: str) -> list[Block]:
+    blocks: list[Block] = []
+    for m in EVIDENCE_BLOCK.finditer(evidence_text.strip() + "\n"):
+        n, label, title, key, page, page_end, rest, body = m.groups()
+        if body.startswith("(found by: "):
+            body = body.partition("\n")[2]
+        if _REFERENCES_SECTION.search(rest):
+            continue  # the bibliography: titles of other works, not answers
+        blocks.append(
+            Block(
+                n=int(n),
+                label=label,
+                title=title,
+                key=key,
+                page=int(page),
+                page_end=int(page_end or page),
+                body=body.strip(),
+            )
+        )
+    return blocks
+
+
+def words(text: str) -> list[str]:
+    """The lowercase words of ``text`` (a word may hold digits, "+" and "-": "lme4", "C++")."""
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def sentence_key(text: str) -> str:
+    """What two copies of a sentence share, whatever their spacing and punctuation."""
+    return " ".join(words(text))
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of a passage: paragraph and line breaks after a full stop end one; a full stop
+    after an abbreviation ("e.g.", "Fig.", "et al.") or an initial ("J.") does not."""
+    out: list[str] = []
+    for paragraph in _prose_runs(text):
+        flat = " ".join(paragraph.split())
+        start = 0
+        for m in _SENTENCE_END.finditer(flat):
+            before = flat[start : m.start() + 1]
+            last = before.rstrip(".!?\"')]\u201d\u2019").rsplit(" ", 1)[-1]
+            if last.lower().rstrip(".") in _ABBREVIATIONS or re.fullmatch(r"[A-Z]", last):
+                continue
+            out.append(flat[start : m.end()].strip(" \u2022"))
+            start = m.end()
+        if flat[start:].strip(" \u2022"):
+            out.append(flat[start:].strip(" \u2022"))
+    return [sentence for sentence in out if sentence]
+
+
+# An R prompt or assignment inside a sentence: code, not prose.
+_CODE = re.compile(r"<-|(?:^|\s)R?>\s+[\w.]+\s*(?:\(|<-|\$|\[)")
+
+
+# A heading run into the sentence after it ("Orthogonalized Gnanadesikan/Kettenring The MCD
+# estimator ..."): two or more capitalised words, then a capitalised sentence opener.
+_HEADING_PREFIX = re.compile(
+    r"^(?:\d+(?:\.\d+)*\.?\s+)?(?:[A-Z][\w/\-]*\s+){1,7}?(?=(?:The|A|An|In|We|This|These|Our|For"
+    r"|Here|To|If|When|It|One)\s+\w)"
+)
+
+
+# Six tokens in a row that are numbers or capitalised words: a table row, axis ticks, names.
+_TABLE_RUN = re.compile(r"(?:(?:^|\s)(?:[\d.,\u2212\-]+|[A-Z][\w\u2019']*)(?=\s|$)){6}")
+
+
+_CODE_LINE = re.compile(r"^\s*(?:\[\d+\]|R>|>|\$|#|\+\s)")
+
+
+def _prose_runs(text: str) -> list[str]:
+    """Paragraphs, with lines of code or program output (and a label line ending in ":")
+    kept apart from the prose around them."""
+    runs: list[str] = []
+    for paragraph in re.split(r"\n\s*\n", text):
+        current: list[str] = []
+        for line in paragraph.split("\n"):
+            stripped = line.strip()
+            letters = sum(ch.isalpha() for ch in stripped)
+            apart = bool(_CODE_LINE.match(line)) or letters < 0.5 * len(stripped.replace(" ", ""))
+            if apart:
+                runs.extend([" ".join(current)] if current else [])
+                runs.append(stripped)
+                current = []
+                continue
+            current.append(stripped)
+            if stripped.endswith(":") and len(stripped.split()) <= 4:
+                runs.append(" ".join(current))
+                current = []
+        if current:
+            runs.append(" ".join(current))
+    return [run for run in runs if run.strip()]
+
+
+def _is_quotable(sentence: str, first_in_passage: bool) -> bool:
+    words = sentence.split()
+    if not 6 <= len(words) <= 90:
+        return False
+    if not re.search(r"[.!?:)\"\u201d]$", sentence):
+        return False  # a fragment: a list's lead-in, a passage cut mid-sentence
+    letters = sum(ch.isalpha() for ch in sentence)
+    if letters < 0.6 * len(sentence.replace(" ", "")):
+        return False  # code, tables, formulas
+    if _REFERENCE.search(sentence):
+        return False  # an entry of the references, a quoted title
+    if _CODE.search(sentence):
+        return False  # R code or output run into the prose
+    numbers = sum(1 for w in words if re.fullmatch(r"[\d.,:;()%\-\u2212]+", w))
+    capitals = sum(1 for w in words if w[:1].isupper())
+    if numbers >= 0.3 * len(words) or (len(words) >= 10 and capitals >= 0.7 * len(words)):
+        return False  # a table's numbers, a list of names
+    if _TABLE_RUN.search(sentence):
+        return False  # a figure's axis ticks or a table row run into the prose
+    # A chunk may open mid-sentence: that fragment is not a sentence of its own.
+    return not (first_in_passage and sentence[:1].islower())
+
+
+def candidate_sentences(blocks: Sequence[Block]) -> list[Sentence]:
+    """Every quotable sentence of the evidence once (the first, best-ranked copy), with the
+    page it is on when the passage marks its page breaks (``[page N]`` lines)."""
+    seen: set[str] = set()
+    out: list[Sentence] = []
+    for block in blocks:
+        page, previous = block.page, ""
+        pieces = PAGE_MARK.split(block.body)
+        # pieces: text, page, text, page, text ...
+        for index in range(0, len(pieces), 2):
+            if index:
+                page = int(pieces[index - 1])
+            for position, sentence in enumerate(split_sentences(pieces[index])):
+                head = _HEADING_PREFIX.match(sentence)
+                if head and len(head.group(0).split()) >= 2:
+                    sentence = sentence[head.end() :]
+                key = sentence_key(sentence)
+                quotable = _is_quotable(sentence, index == 0 and position == 0)
+                # A sentence already quoted, or part of a longer one already taken, is a repeat
+                # (overlapping chunks; a chunk boundary that cut a sentence).
+                repeat = key in seen or any(key in k for k in seen if len(k) > len(key))
+                if quotable and not repeat:
+                    seen.add(key)
+                    out.append(
+                        Sentence(
+                            id=str(len(out)),
+                            text=sentence,
+                            block=block,
+                            page=page,
+                            context=previous,
+                        )
+                    )
+                previous = sentence
+    return out[:MAX_CANDIDATES]
