@@ -51,11 +51,9 @@ def reranker_process(**env: str) -> Iterator[str]:
 
 
 def zotero_copy(workdir: pathlib.Path) -> pathlib.Path:
-    """The Zotero-shaped copy of the 38 papers under ``workdir`` (built once)."""
-    zotero_dir = workdir / "Zotero"
-    if not (zotero_dir / "zotero.sqlite").exists():
-        zotero_fixture.build_zotero_library(zotero_dir)
-    return zotero_dir
+    """The Zotero-shaped copy of the 38 papers under ``workdir`` (built once), none in the
+    trash: the questions ask about every paper."""
+    return zotero_fixture.every_paper_library(workdir / "Zotero")
 
 
 async def open_library(

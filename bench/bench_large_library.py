@@ -72,7 +72,7 @@ def build_library(large: pathlib.Path, workdir: pathlib.Path, limit: int) -> pat
         )
         writer.writeheader()
         writer.writerows(mixed)
-    return zf.build_zotero_library(zotero_dir, papers_dir=merged)
+    return zf.build_zotero_library(zotero_dir, papers_dir=merged, trashed=())
 
 
 class RssSampler:

@@ -302,9 +302,11 @@ def build_zotero_library(
     papers_dir: pathlib.Path | None = None,
     limit: int | None = None,
     files: Sequence[str] | None = None,
+    trashed: Sequence[str] = (TRASHED_FILE,),
 ) -> pathlib.Path:
     """Create a Zotero data directory at ``dest`` from the first ``limit`` papers (or the
-    papers named in ``files``); returns it."""
+    papers named in ``files``); returns it. The papers named in ``trashed`` go to the trash
+    (benchmarks that ask about every paper pass none)."""
     papers_dir = papers_dir or default_papers_dir()
     papers = read_manifest(papers_dir)
     if files is not None:
@@ -355,8 +357,9 @@ def build_zotero_library(
                 "INSERT INTO collectionItems (collectionID, itemID, orderIndex) VALUES (?, ?, ?)",
                 [(collection_ids[name], item_id, i) for i, item_id in enumerate(members)],
             )
-    if TRASHED_FILE in item_ids:
-        trash_item(dest, paper_item_key(TRASHED_FILE))
+    for file in trashed:
+        if file in item_ids:
+            trash_item(dest, paper_item_key(file))
     return dest
 
 
@@ -501,6 +504,26 @@ def trash_item(zotero_dir: pathlib.Path, item_key: str) -> None:
             (item_id,),
         )
         conn.execute("INSERT OR IGNORE INTO deletedItems (itemID) VALUES (?)", (item_id,))
+
+
+def restore_item(zotero_dir: pathlib.Path, item_key: str) -> None:
+    """Take an item out of the trash, as Zotero's "Restore to Library" does."""
+    with _connect(zotero_dir) as conn:
+        item_id = _item_id(conn, item_key)
+        conn.execute(
+            "UPDATE items SET synced = 0, clientDateModified = CURRENT_TIMESTAMP WHERE itemID = ?",
+            (item_id,),
+        )
+        conn.execute("DELETE FROM deletedItems WHERE itemID = ?", (item_id,))
+
+
+def every_paper_library(dest: pathlib.Path) -> pathlib.Path:
+    """The library of all the papers, none in the trash (what benchmarks ask about): built
+    at ``dest`` once, or a copy built earlier with its trashed paper restored."""
+    if not (dest / "zotero.sqlite").exists():
+        return build_zotero_library(dest, trashed=())
+    restore_item(dest, paper_item_key(TRASHED_FILE))
+    return dest
 
 
 def trash_collection(zotero_dir: pathlib.Path, key: str) -> None:

@@ -30,10 +30,12 @@ from tests.support.zotero_fixture import (
     build_zotero_library,
     collection_key,
     default_papers_dir,
+    every_paper_library,
     paper_attachment_key,
     paper_item_key,
     read_manifest,
     remove_attachment_file,
+    restore_item,
     set_item_field,
     touch_attachment,
     trash_collection,
@@ -165,6 +167,23 @@ def test_trashed_attachments_and_collections_are_left_out(small_dir: pathlib.Pat
     assert item.attachments == ()
     assert item.collection_keys == ()
     assert "Econometrics" not in {c.name for c in snapshot.collections}
+
+
+def test_a_restored_item_is_back_with_its_attachment(small_dir: pathlib.Path) -> None:
+    file = "AER__AER.pdf"
+    trash_item(small_dir, paper_item_key(file))
+    assert paper_item_key(file) not in read_library(small_dir).items_by_key()
+    restore_item(small_dir, paper_item_key(file))
+    assert item_for(read_library(small_dir), file).attachments
+
+
+def test_the_benchmark_library_has_every_paper(tmp_path: pathlib.Path) -> None:
+    trashed = build_zotero_library(tmp_path / "a", files=[TRASHED_FILE, "AER__AER.pdf"])
+    assert paper_item_key(TRASHED_FILE) not in read_library(trashed).items_by_key()
+    restored = read_library(every_paper_library(trashed)).items_by_key()  # built earlier
+    fresh = read_library(every_paper_library(tmp_path / "b")).items_by_key()
+    assert paper_item_key(TRASHED_FILE) in restored
+    assert len(fresh) == 38 and paper_item_key(TRASHED_FILE) in fresh
 
 
 def test_trashing_a_parent_collection_hides_its_subcollection(small_dir: pathlib.Path) -> None:
