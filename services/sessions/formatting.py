@@ -4,6 +4,7 @@
 events that only carry function responses (a resumed checkpoint), flags thoughts, marks
 events from isolation scopes (search subagents) as intermediate, and reports an unanswered
 ``adk_request_input`` call as ``pending_hitl`` so the plugin can redraw the checkpoint card.
+A research tool's result keeps its answer's citations.
 """
 
 from __future__ import annotations
@@ -90,7 +91,7 @@ def _format_event(event: Event) -> list[dict[str, Any]]:
         if p.function_call and p.function_call.name not in _HIDDEN_CALLS
     ]
     results = [
-        {"name": p.function_response.name}
+        _result(p.function_response)
         for p in parts
         if p.function_response and p.function_response.name not in _HIDDEN_CALLS
     ]
@@ -102,6 +103,18 @@ def _format_event(event: Event) -> list[dict[str, Any]]:
             message["tool_results"] = results
         messages.append(message)
     return messages
+
+
+def _result(response: Any) -> dict[str, Any]:
+    """A tool result by name; the research tool's also with the answer's citations (each with
+    its quote and whether it was verified on its page), so a reloaded chat marks them as the
+    live turn did."""
+    result: dict[str, Any] = {"name": response.name}
+    body = response.response if isinstance(response.response, dict) else {}
+    citations = body.get("citations")
+    if isinstance(citations, list) and citations:
+        result["citations"] = [c for c in citations if isinstance(c, dict)]
+    return result
 
 
 def format_messages(events: list[Event]) -> list[dict[str, Any]]:

@@ -153,6 +153,15 @@ def test_answer_checkpoint_kill_restart_resume(tmp_path: pathlib.Path) -> None:
             assert session["pending_hitl"] is None
             users = [m["text"] for m in session["messages"] if m["role"] == "user"]
             assert users == [FOCUSED, BROAD]
+            # A reloaded chat has the answer's citations with their checks, as the live one.
+            kept = [
+                r["citations"]
+                for m in session["messages"]
+                for r in m.get("tool_results") or []
+                if r["name"] == "search_library" and r.get("citations")
+            ]
+            assert kept[-1] == done["citations"]
+            assert all("verified" in c for c in kept[-1])
     finally:
         if stack.poll() is None:
             _kill(stack, signal.SIGINT)

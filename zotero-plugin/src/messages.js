@@ -318,6 +318,8 @@ function appendHistoryMessage(b, m) {
   }
   for (const result of m.tool_results || []) {
     b.steps.push({ type: "result", name: String(result.name || ""), status: result.status || null, author });
+    // The research tool's citations (quote, verified): the marks the live turn showed.
+    if (Array.isArray(result.citations) && result.citations.length) b.citations = result.citations.slice();
   }
 }
 

@@ -296,6 +296,28 @@ describe("sessions from GET /sessions/{id}", () => {
     assert.equal(pendingBubble(view.messages), null);
   });
 
+  test("a reloaded turn keeps its citations' quotes and checks", () => {
+    const citations = [
+      { n: 1, item_key: "K1", title: "T", page: 10, quote: "We choose d by KPSS tests.", verified: false, found_on_page: 11 },
+    ];
+    const view = fromSession({
+      id: "s",
+      messages: [
+        { id: "u1", role: "user", text: "Q1", invocation_id: "i1" },
+        { id: "a4", role: "assistant", author: "synthesizer", text: "\"We choose d by KPSS tests.\" [1, p. 10]", invocation_id: "i1" },
+        { id: "a5", role: "assistant", author: "coordinator", text: "", invocation_id: "i1", tool_results: [{ name: "search_library", citations }] },
+      ],
+    });
+    const bubble = view.messages[1];
+    assert.deepEqual(bubble.citations, citations);
+    assert.notEqual(bubble.citations, citations); // a copy, not the response's array
+    // A result without citations leaves the bubble's alone.
+    const plain = fromSession({
+      messages: [{ id: "a1", role: "assistant", text: "x", invocation_id: "i", tool_results: [{ name: "search_corpus" }] }],
+    });
+    assert.deepEqual(plain.messages[0].citations, []);
+  });
+
   test("a pending checkpoint with no assistant message yet gets its own bubble", () => {
     const s = pausedSession();
     s.messages = s.messages.slice(0, 1);

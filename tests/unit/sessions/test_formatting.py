@@ -181,6 +181,29 @@ def test_tool_results_listed_by_name() -> None:
     assert "tool_calls" not in message
 
 
+def test_the_research_tool_result_keeps_its_citations_and_their_checks() -> None:
+    citation = {"n": 1, "item_key": "K1", "page": 10, "quote": "We choose d by KPSS tests.",
+                "verified": False, "found_on_page": 11}  # fmt: skip
+    result = Event(
+        author="coordinator",
+        invocation_id="inv-1",
+        content=types.Content(
+            role="user",
+            parts=[
+                types.Part(
+                    function_response=types.FunctionResponse(
+                        id="call-1",
+                        name="search_library",
+                        response={"answer": "...", "citations": [citation, "junk"]},
+                    )
+                )
+            ],
+        ),
+    )
+    [message] = format_messages([result])
+    assert message["tool_results"] == [{"name": "search_library", "citations": [citation]}]
+
+
 def test_request_input_calls_never_appear_as_tool_calls() -> None:
     lone = request_input("interrupt_ext_1", invocation_id="inv-1", payload=PAYLOAD, message="m")
     assert format_messages([lone]) == []
