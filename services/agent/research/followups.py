@@ -130,8 +130,37 @@ def standalone_request(message: str, history: Sequence[Turn]) -> str:
                 if name.lower() in cited:
                     asked = re.sub(rf"\b{re.escape(name)}\b", others[0], asked)
             return f"{message} {asked} (follow-up to: {root}; about: {others[0]})"
+    subject = _asked_of(message, " ".join((last.request, *last.cited_titles)))
+    if subject:
+        # "And brms?": the thread's own question, of the new subject, without the papers
+        # that answered it before ("Which estimation approach does lme4 rely on?" -> brms).
+        asked = re.split(r"(?<=[.!?])\s+", root.strip())[-1]
+        names = [n for n in dict.fromkeys(_names(root) + _lowercase_names(root)) if n in asked]
+        if len(names) == 1:
+            asked = re.sub(rf"\b{re.escape(names[0])}\b", subject, asked)
+        return f"{message} {asked} (follow-up to: {root}; about: {subject})"
     tail = f"; about: {'; '.join(about)}" if about else ""
     return f"{message} (follow-up to: {root}{tail})"
+
+
+_ASKED_OF = re.compile(
+    r"^\s*(?:and|what\s+about|how\s+about)\s+(?:for\s+|with\s+|in\s+)?"
+    r"(?P<subject>[A-Za-z][\w.+\-]*)\s*\??\s*$",
+    re.I,
+)
+
+
+def _asked_of(message: str, thread: str) -> str:
+    """The one-word subject of "And brms?" or "What about nlme?", when the thread has not
+    had it ("" otherwise)."""
+    m = _ASKED_OF.match(message)
+    if m is None:
+        return ""
+    subject = m.group("subject").rstrip(".")
+    known = {w.lower() for w in _WORD.findall(thread)}
+    if subject.lower() in _STOP or subject.lower() in known:
+        return ""
+    return subject
 
 
 def _lowercase_names(text: str) -> list[str]:
@@ -142,7 +171,7 @@ def _lowercase_names(text: str) -> list[str]:
         word = m.group(1)
         if word not in _STOP and word not in out:
             out.append(word)
-    for m in re.finditer(r"\b([a-z][a-z0-9]{2,})\s+(?:and|or|package)\b", text):
+    for m in re.finditer(r"(?<![\w\-])([a-z][a-z0-9]{2,})\s+(?:and|or|package)\b", text):
         word = m.group(1)
         if word not in _STOP and word not in out:
             out.append(word)

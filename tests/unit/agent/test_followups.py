@@ -55,6 +55,25 @@ def test_the_other_one_is_the_named_paper_the_last_answer_did_not_cite() -> None
     assert request.endswith("about: lme4)")
 
 
+def test_and_a_new_name_asks_the_thread_question_of_it() -> None:
+    root = "I use both lme4 and brms. Which estimation approach does brms rely on?"
+    lme4 = "Fitting Linear Mixed-Effects Models Using lme4"
+    request = standalone_request("And rstanarm?", [Turn(root, (lme4,))])
+    assert request == (
+        f"And rstanarm? Which estimation approach does rstanarm rely on? "
+        f"(follow-up to: {root}; about: rstanarm)"
+    )
+    assert lme4 not in request  # the papers of the old subject do not pull the search back
+    # A subject the thread already has, or no subject, is the old follow-up.
+    assert standalone_request("And brms?", [Turn(root, (lme4,))]).endswith(f"about: {lme4})")
+    assert standalone_request("And then?", [Turn(root, (lme4,))]).endswith(f"about: {lme4})")
+    # A root with no name to replace keeps its question whole.
+    plain = "Which optimizer does the mainstream mixed-model package use?"
+    assert standalone_request("What about nlme?", [Turn(plain, (lme4,))]).startswith(
+        f"What about nlme? {plain} (follow-up to:"
+    )
+
+
 async def test_the_offline_coordinator_reads_the_conversation() -> None:
     def call(request: str) -> types.Content:
         fc = types.FunctionCall(name="search_library", args={"request": request})
