@@ -180,9 +180,7 @@ def ask(api: httpx.Client, session_id: str, question: str) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> dict[str, Any]:
     workdir = pathlib.Path(args.workdir)
     workdir.mkdir(parents=True, exist_ok=True)
-    zotero_dir = workdir / "Zotero"
-    if not (zotero_dir / "zotero.sqlite").exists():
-        zotero_fixture.build_zotero_library(zotero_dir)
+    zotero_dir = zotero_fixture.every_paper_library(workdir / "Zotero")
     for stale in ("sessions.db", "sessions.db-wal", "sessions.db-shm"):
         (zotero_dir / "zocrates-data" / stale).unlink(missing_ok=True)
     questions = [
@@ -241,7 +239,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     return {"results": results, "seconds": seconds, "code": str(code), "best_scores": scores}
 
 
-_SCORED = re.compile(r"offline answer scored: best=(\S+) parts=\d+ sentences=\d+ question='(.*)'$")
+_SCORED = re.compile(
+    r"offline answer scored: best=(\S+) parts=\d+ sentences=\d+ (?:unmentioned=\S+ )?"
+    r"question=(['\"])(.*)\2$"
+)
 
 
 def best_scores(log: pathlib.Path) -> dict[str, float]:
@@ -250,7 +251,7 @@ def best_scores(log: pathlib.Path) -> dict[str, float]:
     for line in log.read_text(errors="replace").splitlines():
         m = _SCORED.search(line)
         if m:
-            out[m.group(2)] = float(m.group(1))
+            out[m.group(3)] = float(m.group(1))
     return out
 
 

@@ -173,7 +173,8 @@ def _is_quotable(sentence: str, first_in_passage: bool) -> bool:
         return False  # a table's numbers, a list of names
     if _TABLE_RUN.search(sentence):
         return False  # a figure's axis ticks or a table row run into the prose
-    # A chunk may open mid-sentence: that fragment is not a sentence of its own.
+    # A chunk may open mid-sentence, and so may a page ("trol the behavior of ..." after
+    # "con-" at the foot of the page before): that fragment is not a sentence of its own.
     return not (first_in_passage and sentence[:1].islower())
 
 
@@ -194,10 +195,15 @@ def candidate_sentences(blocks: Sequence[Block]) -> list[Sentence]:
                 if head and len(head.group(0).split()) >= 2:
                     sentence = sentence[head.end() :]
                 key = sentence_key(sentence)
-                quotable = _is_quotable(sentence, index == 0 and position == 0)
+                quotable = _is_quotable(sentence, position == 0)
                 # A sentence already quoted, or part of a longer one already taken, is a repeat
                 # (overlapping chunks; a chunk boundary that cut a sentence).
-                repeat = key in seen or any(key in k for k in seen if len(k) > len(key))
+                # A sentence holding one already taken is one too (a heading run into it).
+                repeat = (
+                    key in seen
+                    or any(key in k for k in seen if len(k) > len(key))
+                    or any(k in key for k in seen if len(k.split()) >= 6)
+                )
                 if quotable and not repeat:
                     seen.add(key)
                     out.append(

@@ -121,6 +121,72 @@ async def test_nothing_that_answers_means_no_citations() -> None:
     assert "[1," not in answer and "# Cited Sources" not in answer
 
 
+def test_names_no_passage_mentions_in_any_spelling() -> None:
+    text = (
+        "Kleiber and Zeileis (2008) fit Tukey contrasts; the Warp-III method, S4-based classes, "
+        "HC3 and the NUTS sampler in lme4."
+    )
+    blocks = [_block(1, text)]
+    question = (
+        "Do the Kleiber-Zeileis book's Tukey-type contrasts, Warp-III, S4, HC3, lme4, ADVI, "
+        "NUTS or the Mann-Kendall test from the 1990s give 2 answers out of 10?"
+    )
+    assert oa.unmentioned_names(question, blocks) == ["ADVI", "Mann-Kendall", "1990s"]
+    # The context a follow-up carries is not the user's words.
+    assert oa.unmentioned_names("And ADVI? (follow-up to: What is NUTS?; about: X)", blocks) == [
+        "ADVI"
+    ]
+
+
+async def test_a_weakly_related_passage_does_not_answer_a_question_about_something_else() -> None:
+    blocks = [_block(1, "The NUTS sampler of Stan is as efficient as a well tuned HMC sampler.")]
+
+    async def scorer(query: str, candidates: list[tuple[str, str]]) -> list[tuple[str, float]]:
+        return [(cid, 2.1) for cid, _ in candidates]  # related, not an answer
+
+    question = "How does ADVI in Stan compare with NUTS sampling in speed?"
+    answer = await oa.compose_answer(question, blocks, [], scorer, notice=NOTICE)
+    assert "Your library has no evidence on this" in answer
+    assert "No passage the search found mentions “ADVI”." in answer
+    assert "[1," not in answer
+    # The same passage answers a question about what it does mention.
+    answer = await oa.compose_answer(
+        "How efficient is the NUTS sampler in Stan?", blocks, [], scorer, notice=NOTICE
+    )
+    assert '"The NUTS sampler of Stan' in answer and "[1, p. 3]" in answer
+
+    async def strong(query: str, candidates: list[tuple[str, str]]) -> list[tuple[str, float]]:
+        return [(cid, 6.0) for cid, _ in candidates]
+
+    # A sentence that clearly answers it anyway is quoted, and the missing name is said.
+    answer = await oa.compose_answer(question, blocks, [], strong, notice=NOTICE)
+    assert "[1, p. 3]" in answer
+    assert "**Not found in your library:** any passage that mentions “ADVI”." in answer
+
+
+def test_a_heading_run_into_a_repeated_sentence_is_no_new_candidate() -> None:
+    sentence = "Stock and Watson investigate the stability of 76 monthly macroeconomic series."
+    blocks = [
+        _block(1, f"Some earlier sentence closes here for sure. {sentence}"),
+        _block(2, f"2 U.S. macroeconomic data {sentence}", page=2),
+    ]
+    texts = [s.text for s in sents.candidate_sentences(blocks)]
+    assert texts.count(sentence) == 1 and len(texts) == 2
+
+
+def test_the_tail_of_a_word_broken_across_pages_is_no_sentence() -> None:
+    body = (
+        "One can con-\n[page 10]\ntrol the behavior of the NUTS sampler by using the control "
+        "argument. And glmnet handles ties with the Breslow approximation.\n\nglmnet is not "
+        "able to perform the Efron approximation at the moment."
+    )
+    texts = [s.text for s in sents.candidate_sentences([_block(1, body, page=9, page_end=10)])]
+    assert texts == [
+        "And glmnet handles ties with the Breslow approximation.",
+        "glmnet is not able to perform the Efron approximation at the moment.",
+    ]
+
+
 async def test_a_page_reader_moves_a_quote_to_the_page_it_is_on() -> None:
     body = (
         "The first page talks about something else entirely here. "
