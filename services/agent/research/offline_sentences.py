@@ -27,9 +27,10 @@ _ABBREVIATIONS = frozenset(
     """e.g i.e et al fig figs eq eqs sec secs tab cf vs etc pp p no nos dr mr ms resp approx
     ch chap vol viz ibid incl esp""".split()
 )
-# A full stop, then a capital, a digit, or a lowercase name called like a function ("vcovHC()").
+# A full stop, then a capital, a digit, or a lowercase word: R papers start sentences with
+# names ("flo consists of ...", "vcovHC() computes ..."); abbreviations are told apart below.
 _SENTENCE_END = re.compile(
-    r"[.!?][\"')\]\u201d\u2019]*\s+(?=[\"'(\[\u201c]?[A-Z0-9]|[a-z][\w.]*\()|\s*\u2022\s*"
+    r"[.!?][\"')\]\u201d\u2019]*\s+(?=[\"'(\[\u201c]?[A-Z0-9]|[a-z])|\s*\u2022\s*"
 )
 _REFERENCE = re.compile(
     r"^\W*[\u201c\"]|[A-Z][a-z]+,\s+[A-Z]\.(?:\s*[A-Z]\.)*,?\s+(?:and\s+)?[A-Z]"
@@ -104,12 +105,23 @@ def split_sentences(text: str) -> list[str]:
             last = before.rstrip(".!?\"')]\u201d\u2019").rsplit(" ", 1)[-1]
             if last.lower().rstrip(".") in _ABBREVIATIONS or re.fullmatch(r"[A-Z]", last):
                 continue
+            stop = m.group(0)[:1] in ".!?"
+            if (
+                stop
+                and flat[m.end() : m.end() + 1].islower()
+                and not _ENDS_BEFORE_NAME.search(before)
+            ):
+                continue  # "U.S. macroeconomic", "Eq. three", "approx. two": not an end
             out.append(flat[start : m.end()].strip(" \u2022"))
             start = m.end()
         if flat[start:].strip(" \u2022"):
             out.append(flat[start:].strip(" \u2022"))
     return [sentence for sentence in out if sentence]
 
+
+# What a sentence ends with when the next one starts with a lowercase name: a word of two or
+# more letters with no full stop of its own inside, a year or reference in parentheses.
+_ENDS_BEFORE_NAME = re.compile(r"(?:(?<![\w.])[A-Za-z][a-z]+|\))[.!?][\"')\]\u201d\u2019]*$")
 
 # An R prompt or assignment inside a sentence: code, not prose.
 _CODE = re.compile(r"<-|(?:^|\s)R?>\s+[\w.]+\s*(?:\(|<-|\$|\[)")
