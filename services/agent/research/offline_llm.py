@@ -56,6 +56,11 @@ explain explains describe describes discuss discusses say says said tell tells s
 means according
 model models paper papers study studies does do one two also""".split()
 )
+# Passages per search. The synthesizer gets up to 15 (the harness's ``max_chunks``): a
+# question that is one search takes them all from it; one of several parts takes 8 a search,
+# so the passages of the later parts are not crowded out by the first search's weaker ones.
+SEARCH_K = 15
+PART_SEARCH_K = 8
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]+")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[])")
 _SUFFIXES = (
@@ -276,7 +281,8 @@ class OfflineLlm(BaseLlm):
                 ]
                 queries += [q for q in subject_queries(question, found) if q not in queries]
         if not blocked and len(searched) < len(queries):
-            return _call("search_corpus", query=queries[len(searched)], k=8)
+            k = SEARCH_K if len(queries) == 1 else PART_SEARCH_K
+            return _call("search_corpus", query=queries[len(searched)], k=k)
         if not blocked and not extension and len(reads) < 2:
             best: list[dict[str, Any]] = []
             for hit in hits:

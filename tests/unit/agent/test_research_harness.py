@@ -183,3 +183,23 @@ async def test_offline_synthesis_reads_blocks_that_contain_numbered_lines() -> N
     assert ev.extract_citations(answer, numbered) == [
         {"n": 1, "item_key": "SERIATN1", "title": "Getting Things in Order", "page": 16}
     ]
+
+
+def test_the_offline_search_gives_one_search_all_passages_and_parts_a_share() -> None:
+    from google.adk.models.llm_request import LlmRequest
+
+    from services.agent.research.offline_llm import PART_SEARCH_K, SEARCH_K, OfflineLlm
+
+    def first_call(question: str) -> dict[str, object]:
+        text = f"Research request: {question}"
+        request = LlmRequest(contents=[types.Content(role="user", parts=[types.Part(text=text)])])
+        response = OfflineLlm(role="search_subagent")._subagent(request)
+        assert response.content is not None and response.content.parts
+        call = response.content.parts[0].function_call
+        assert call is not None and call.name == "search_corpus"
+        return dict(call.args or {})
+
+    one = first_call("How is the number of non-seasonal differences d chosen?")
+    assert one["k"] == SEARCH_K == 15  # the synthesizer's 15 passages from one search
+    two = first_call("How is d chosen, and how are critical values obtained for m > 12?")
+    assert two["k"] == PART_SEARCH_K < SEARCH_K
