@@ -494,27 +494,28 @@ def touch_attachment(zotero_dir: pathlib.Path, item_key: str) -> None:
             )
 
 
-def trash_item(zotero_dir: pathlib.Path, item_key: str) -> None:
-    """Move an item (regular or attachment) to the trash, as ``Zotero.Items.trash`` does:
-    only the item itself goes into ``deletedItems``."""
+def _set_trashed(zotero_dir: pathlib.Path, item_key: str, trashed: bool) -> None:
     with _connect(zotero_dir) as conn:
         item_id = _item_id(conn, item_key)
         conn.execute(
             "UPDATE items SET synced = 0, clientDateModified = CURRENT_TIMESTAMP WHERE itemID = ?",
             (item_id,),
         )
-        conn.execute("INSERT OR IGNORE INTO deletedItems (itemID) VALUES (?)", (item_id,))
+        if trashed:
+            conn.execute("INSERT OR IGNORE INTO deletedItems (itemID) VALUES (?)", (item_id,))
+        else:
+            conn.execute("DELETE FROM deletedItems WHERE itemID = ?", (item_id,))
+
+
+def trash_item(zotero_dir: pathlib.Path, item_key: str) -> None:
+    """Move an item (regular or attachment) to the trash, as ``Zotero.Items.trash`` does:
+    only the item itself goes into ``deletedItems``."""
+    _set_trashed(zotero_dir, item_key, True)
 
 
 def restore_item(zotero_dir: pathlib.Path, item_key: str) -> None:
     """Take an item out of the trash, as Zotero's "Restore to Library" does."""
-    with _connect(zotero_dir) as conn:
-        item_id = _item_id(conn, item_key)
-        conn.execute(
-            "UPDATE items SET synced = 0, clientDateModified = CURRENT_TIMESTAMP WHERE itemID = ?",
-            (item_id,),
-        )
-        conn.execute("DELETE FROM deletedItems WHERE itemID = ?", (item_id,))
+    _set_trashed(zotero_dir, item_key, False)
 
 
 def every_paper_library(dest: pathlib.Path) -> pathlib.Path:

@@ -13,7 +13,9 @@ A question is split into parts only where it asks about different things ("..., 
 these papers say about ...") or names several papers ("How do lme4 and brms each ..."): each
 part, and each named subject, gets its own direct answer from its own papers. When no sentence
 scores above :data:`ABSTAIN_SCORE` the answer says the library has no evidence, with no
-citations. Without a reranker (it is down) sentences are scored by shared rare words.
+citations; a question that names something no passage mentions ("ADVI", "Mann-Kendall") needs
+:data:`UNNAMED_SCORE`. Without a reranker (it is down) sentences are scored by shared rare
+words.
 """
 
 from __future__ import annotations
@@ -39,7 +41,8 @@ logger = logging.getLogger(__name__)
 # on bench/data/answer_questions.jsonl through the whole stack (bench_answers.py): the best
 # sentence of 63 of 65 answerable questions scores above -1.7, and of 11 of 13 out-of-library
 # ones below -2.7 (the other two, about Stan's ADVI and the Mann-Kendall test, find sentences
-# about Stan and trends at 2.1); -2.5 sits in that gap. See docs/benchmarks.md.
+# about Stan and trends at 2.1: :data:`UNNAMED_SCORE` refuses those); -2.5 sits in that gap.
+# See docs/benchmarks.md.
 ABSTAIN_SCORE = -2.5
 # A question that names something no passage of the evidence mentions ("ADVI", "Mann-Kendall",
 # "Cas9") is about something else than the library: only a sentence that clearly answers it

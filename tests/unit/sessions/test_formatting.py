@@ -161,22 +161,17 @@ def test_tool_calls_listed_with_names_and_args() -> None:
     ]
 
 
-def test_tool_results_listed_by_name() -> None:
-    result = Event(
+def _tool_result(response: dict[str, object]) -> Event:
+    fr = types.FunctionResponse(id="call-1", name="search_library", response=response)
+    return Event(
         author="coordinator",
         invocation_id="inv-1",
-        content=types.Content(
-            role="user",
-            parts=[
-                types.Part(
-                    function_response=types.FunctionResponse(
-                        id="call-1", name="search_library", response={"hits": 3}
-                    )
-                )
-            ],
-        ),
+        content=types.Content(role="user", parts=[types.Part(function_response=fr)]),
     )
-    [message] = format_messages([result])
+
+
+def test_tool_results_listed_by_name() -> None:
+    [message] = format_messages([_tool_result({"hits": 3})])
     assert message["tool_results"] == [{"name": "search_library"}]
     assert "tool_calls" not in message
 
@@ -184,22 +179,7 @@ def test_tool_results_listed_by_name() -> None:
 def test_the_research_tool_result_keeps_its_citations_and_their_checks() -> None:
     citation = {"n": 1, "item_key": "K1", "page": 10, "quote": "We choose d by KPSS tests.",
                 "verified": False, "found_on_page": 11}  # fmt: skip
-    result = Event(
-        author="coordinator",
-        invocation_id="inv-1",
-        content=types.Content(
-            role="user",
-            parts=[
-                types.Part(
-                    function_response=types.FunctionResponse(
-                        id="call-1",
-                        name="search_library",
-                        response={"answer": "...", "citations": [citation, "junk"]},
-                    )
-                )
-            ],
-        ),
-    )
+    result = _tool_result({"answer": "...", "citations": [citation, "junk"]})
     [message] = format_messages([result])
     assert message["tool_results"] == [{"name": "search_library", "citations": [citation]}]
 
