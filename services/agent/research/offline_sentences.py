@@ -194,6 +194,7 @@ def candidate_sentences(blocks: Sequence[Block]) -> list[Sentence]:
     """Every quotable sentence of the evidence once (the first, best-ranked copy), with the
     page it is on when the passage marks its page breaks (``[page N]`` lines)."""
     seen: set[str] = set()
+    long_seen: list[str] = []  # the keys of six words or more: a repeat may hold one
     out: list[Sentence] = []
     for block in blocks:
         page, previous = block.page, ""
@@ -211,13 +212,15 @@ def candidate_sentences(blocks: Sequence[Block]) -> list[Sentence]:
                 # A sentence already quoted, or part of a longer one already taken, is a repeat
                 # (overlapping chunks; a chunk boundary that cut a sentence).
                 # A sentence holding one already taken is one too (a heading run into it).
-                repeat = (
+                repeat = quotable and (
                     key in seen
                     or any(key in k for k in seen if len(k) > len(key))
-                    or any(k in key for k in seen if len(k.split()) >= 6)
+                    or any(k in key for k in long_seen)
                 )
                 if quotable and not repeat:
                     seen.add(key)
+                    if len(key.split()) >= 6:
+                        long_seen.append(key)
                     out.append(
                         Sentence(
                             id=str(len(out)),
