@@ -77,6 +77,11 @@ def is_follow_up(request: str) -> bool:
     return _FOLLOW.match(request) is not None
 
 
+def own_message(request: str) -> str:
+    """What the user wrote, without the context a follow-up's request carries."""
+    return request.split(" (follow-up to: ", 1)[0]
+
+
 def thread_root(request: str) -> str:
     """The question that started the thread a request belongs to."""
     m = _FOLLOW.match(request)

@@ -30,12 +30,8 @@ from google.genai import types
 
 from services.agent.research import evidence as ev
 from services.agent.research.followups import Turn, standalone_request
-from services.agent.research.offline_answer import (
-    compose_answer,
-    question_parts,
-    scorer_from_reranker,
-    subject_queries,
-)
+from services.agent.research.offline_answer import compose_answer, scorer_from_reranker
+from services.agent.research.offline_questions import question_parts, subject_queries
 from services.agent.research.offline_sentences import Block, parse_blocks
 
 OFFLINE_NOTICE = (

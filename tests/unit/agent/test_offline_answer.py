@@ -7,6 +7,7 @@ import json
 import pathlib
 
 from services.agent.research import offline_answer as oa
+from services.agent.research import offline_questions as oq
 from services.agent.research import offline_sentences as sents
 from services.agent.research.citations import on_page, quote_before, verify, with_quotes
 
@@ -68,12 +69,12 @@ def test_page_marks_give_each_sentence_its_page() -> None:
 
 def test_a_question_is_split_only_between_its_own_questions() -> None:
     one = "When an ARIMA model is selected automatically for a seasonal series, how is d chosen?"
-    assert [p.query for p in oa.question_parts(one)] == [one.rstrip("?")]
+    assert [p.query for p in oq.question_parts(one)] == [one.rstrip("?")]
     two = (
         "Compare how glmnet and lme4 handle regularization, "
         "and what do these papers say about qubits?"
     )
-    assert [p.query for p in oa.question_parts(two)] == [
+    assert [p.query for p in oq.question_parts(two)] == [
         "Compare how glmnet and lme4 handle regularization",
         "what do these papers say about qubits",
     ]
@@ -85,15 +86,15 @@ def test_each_named_paper_gets_its_own_part_and_query() -> None:
         _block(2, "text", key="BRMS", title="brms: An R Package for Bayesian Multilevel Models"),
         _block(3, "the glmnet package fits paths.", key="GLMN", title="Regularized Cox Regression"),
     ]
-    parts = oa.question_parts("How do lme4 and brms each fit mixed models?", blocks)
+    parts = oq.question_parts("How do lme4 and brms each fit mixed models?", blocks)
     assert [(p.label, p.query, p.papers) for p in parts] == [
         ("lme4", "How do lme4 fit mixed models", frozenset({"LME4"})),
         ("brms", "How do brms fit mixed models", frozenset({"BRMS"})),
     ]
     # A name the title lacks but the text calls a package.
-    assert oa.subjects_of("what does glmnet fit", blocks) == {"glmnet": frozenset({"GLMN"})}
+    assert oq.subjects_of("what does glmnet fit", blocks) == {"glmnet": frozenset({"GLMN"})}
     # One named paper is one part.
-    assert len(oa.question_parts("How does lme4 fit mixed models?", blocks)) == 1
+    assert len(oq.question_parts("How does lme4 fit mixed models?", blocks)) == 1
 
 
 async def test_the_answer_leads_with_the_best_sentence_and_never_repeats_one() -> None:
@@ -131,9 +132,9 @@ def test_names_no_passage_mentions_in_any_spelling() -> None:
         "Do the Kleiber-Zeileis book's Tukey-type contrasts, Warp-III, S4, HC3, lme4, ADVI, "
         "NUTS or the Mann-Kendall test from the 1990s give 2 answers out of 10?"
     )
-    assert oa.unmentioned_names(question, blocks) == ["ADVI", "Mann-Kendall", "1990s"]
+    assert oq.unmentioned_names(question, blocks) == ["ADVI", "Mann-Kendall", "1990s"]
     # The context a follow-up carries is not the user's words.
-    assert oa.unmentioned_names("And ADVI? (follow-up to: What is NUTS?; about: X)", blocks) == [
+    assert oq.unmentioned_names("And ADVI? (follow-up to: What is NUTS?; about: X)", blocks) == [
         "ADVI"
     ]
 
@@ -246,9 +247,9 @@ async def test_citations_are_verified_against_their_pages() -> None:
 
 def test_a_short_clause_about_the_one_before_stays_with_it() -> None:
     question = "Which tasting experiment is the running example, and what was its design?"
-    assert len(oa.question_parts(question)) == 1
+    assert len(oq.question_parts(question)) == 1
     broad = "How does lmer choose its optimizer, and which photonic chips implement its solver?"
-    assert len(oa.question_parts(broad)) == 2
+    assert len(oq.question_parts(broad)) == 2
 
 
 async def test_a_part_the_search_called_a_gap_is_answered_when_a_sentence_answers_it() -> None:

@@ -1,0 +1,175 @@
+"""What a question asks, for the offline synthesizer: its parts, the papers it names, and the
+names no passage of the evidence mentions.
+
+A question is split into parts only where it asks about different things ("..., and what do
+these papers say about ...") or names several papers ("How do lme4 and brms each ..."): each
+part, and each named subject, gets its own direct answer from its own papers.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Sequence
+
+from services.agent.research.followups import is_follow_up, own_message
+from services.agent.research.offline_sentences import Block, words
+
+_CLAUSE_SPLIT = re.compile(
+    r"\s*;\s*|\?\s+(?=\S)"
+    r"|,?\s+and\s+(?=(?:how|what|why|which|when|where|whether|who|does|do|did|is|are|can|could"
+    r"|should|would|will)\b)",
+    re.I,
+)
+_QUESTION_WORD = re.compile(
+    r"\b(?:how|what|why|which|when|where|whether|who|does|do|did|is|are|can|could|should|would"
+    r"|will|compare|explain|describe|list|name)\b",
+    re.I,
+)
+_PRONOUN = re.compile(r"\b(?:it|its|them|their)\b", re.I)
+STOP = frozenset(
+    """a about all an and any are as at be been but by can could did do does for from had has
+    have how i if in into is it its of on or our so such than that the their them then there
+    these they this those to under up was we were what when where which while who why will with
+    would you your each both between other same also more most very just only not no use used
+    using uses way ways paper papers package packages library r""".split()
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Part:
+    """A part of the question, answered from ``papers`` (None: any paper)."""
+
+    label: str
+    query: str
+    papers: frozenset[str] | None = None
+
+
+def _name_tokens(title: str) -> set[str]:
+    """Words of a title that name something (a package, a method): "lme4", "brms" in "...
+    Using lme4", "RcppArmadillo", the word before a title's colon, an acronym."""
+    names: set[str] = set()
+    words = re.findall(r"[A-Za-z][A-Za-z0-9+.\-]*[A-Za-z0-9+]|[A-Za-z]", title)
+    capitalised = sum(1 for w in words if w[:1].isupper())
+    head = re.match(r"\s*([A-Za-z][\w.+\-]*)\s*[:\-]\s", title)
+    if head:
+        names.add(head.group(1).lower())
+    for w in words:
+        coined = any(ch.isdigit() for ch in w) or re.search(r"[a-z][A-Z]", w)
+        acronym = len(w) >= 2 and w.isupper()
+        if coined or acronym:
+            names.add(w.lower())
+        elif w.islower() and len(w) >= 3 and capitalised >= 2 and w not in STOP:
+            names.add(w.lower())  # "lme4", "brms" written lowercase in a Title Case title
+    return names - {"an", "the", "for", "with", "using", "and", "in"}
+
+
+def _named_in_text(word: str, blocks: Sequence[Block]) -> set[str]:
+    """Papers whose evidence calls ``word`` a package ("the glmnet package")."""
+    cue = re.compile(rf"\bpackages?\s+{re.escape(word)}\b|\b{re.escape(word)}\s+package\b", re.I)
+    return {b.key for b in blocks if cue.search(b.body)}
+
+
+def subjects_of(text: str, blocks: Sequence[Block]) -> dict[str, frozenset[str]]:
+    """The papers of the evidence that ``text`` names, by the name used: {"lme4": {key}}."""
+    names: dict[str, set[str]] = {}
+    for block in blocks:
+        for name in _name_tokens(block.title):
+            names.setdefault(name, set()).add(block.key)
+    papers = {b.key for b in blocks}
+    found: dict[str, frozenset[str]] = {}
+    for word in dict.fromkeys(words(text)):
+        if word in STOP or len(word) < 2:
+            continue
+        keys = set(names.get(word, set()))
+        if not keys and (any(ch.isdigit() for ch in word) or len(word) >= 4):
+            keys = _named_in_text(word, blocks)
+        # A name every paper of the evidence shares tells them apart no better than none.
+        if keys and (len(keys) < len(papers) or len(papers) == 1):
+            found[word] = frozenset(keys)
+    return found
+
+
+def question_parts(question: str, blocks: Sequence[Block] = ()) -> list[Part]:
+    """The parts of a question that need their own answer.
+
+    Split only between clauses that ask something of their own ("...; how ...", "..., and what
+    ..."), never at a bare comma ("When X is selected automatically for a seasonal series, how
+    is d chosen?" is one question). A part naming two or more papers of the evidence becomes
+    one part per paper ("How do lme4 and brms each fit ..." -> lme4, brms).
+    """
+    question = " ".join(question.split())
+    if is_follow_up(question):  # one question with its context: never cut
+        return [Part(label=own_message(question), query=question)]
+    clauses = [c.strip(" ,.?") for c in _CLAUSE_SPLIT.split(question)]
+    clauses = [c for c in clauses if c and [w for w in words(c) if w not in STOP]]
+    merged: list[str] = []
+    for clause in clauses:
+        own = [w for w in words(clause) if w not in STOP and not _QUESTION_WORD.fullmatch(w)]
+        about_before = bool(_PRONOUN.search(clause)) and len(own) <= 2
+        if merged and (not _QUESTION_WORD.search(clause) or about_before):
+            # No question of its own, or a short one about the clause before ("..., and what
+            # was its design?"): the same part.
+            merged[-1] = f"{merged[-1]}, {clause}"
+        else:
+            merged.append(clause)
+    parts: list[Part] = []
+    for clause in merged or [question.strip(" ?")]:
+        subjects = subjects_of(clause, blocks) if blocks else {}
+        distinct = {keys for keys in subjects.values()}
+        if len(subjects) >= 2 and len(distinct) >= 2:
+            for name, keys in subjects.items():
+                others = [other for other in subjects if other != name]
+                parts.append(Part(label=name, query=_without(clause, others), papers=keys))
+        else:
+            parts.append(Part(label=clause, query=clause))
+    return parts
+
+
+# What a question names: a coined word ("lme4", "AlphaFold", "Cas9"), an acronym ("ADVI",
+# "HC3") or a hyphenated proper name ("Mann-Kendall", "Baum-Welch", "Tukey-type").
+_NAMED = re.compile(
+    r"(?<![\w\-])(?:[A-Za-z]+\d\w*|\d+[A-Za-z]\w*|[a-z]+[A-Z]\w*|[A-Z][a-z]*[A-Z]\w*|[A-Z]{2,}s?"
+    r"|[A-Z][a-z]+(?:-[A-Za-z]+)+)(?![\w\-])"
+)
+
+
+def unmentioned_names(question: str, blocks: Sequence[Block]) -> list[str]:
+    """The names of ``question`` that no passage of the evidence mentions (in any spelling:
+    "Mann-Kendall", "Mann Kendall", "Kleiber and Zeileis" for "Kleiber-Zeileis")."""
+    question = own_message(question)
+    text = " ".join(f"{b.title} {b.body}" for b in blocks).lower()
+    found = set(words(text))
+    found |= {piece for word in found if "-" in word for piece in word.split("-")}
+    missing: list[str] = []
+    for name in dict.fromkeys(m.group(0) for m in _NAMED.finditer(question)):
+        if name.lower() in found:
+            continue
+        if "-" in name:  # every capitalised piece is mentioned: "Tukey-type" -> "tukey"
+            pieces = [p.lower() for p in name.split("-") if p[:1].isupper()]
+            if all(p in found for p in pieces):
+                continue
+        elif name.lower().rstrip("s") in found:
+            continue
+        missing.append(name)
+    return missing
+
+
+def _without(clause: str, names: Sequence[str]) -> str:
+    """``clause`` about one subject only: "How do lme4 and brms each fit ..." without "lme4"
+    is "How do brms fit ..."."""
+    for name in names:
+        word = re.escape(name)
+        # "lme4 and brms" -> "brms"; "brms and lme4" or "brms, lme4" -> "brms"
+        clause = re.sub(rf"\b{word}\b\s*(?:,|\band\b|\bor\b|&)\s*", "", clause, flags=re.I)
+        clause = re.sub(rf"\s*(?:,|\band\b|\bor\b|&)?\s*\b{word}\b", "", clause, flags=re.I)
+    if names:
+        clause = re.sub(r"\b(?:each|both|respectively)\b", "", clause, flags=re.I)
+    return " ".join(clause.split())
+
+
+def subject_queries(question: str, blocks: Sequence[Block]) -> list[str]:
+    """One search query per paper the question names ("How do lme4 and brms each fit ..." ->
+    "How do lme4 fit ...", "How do brms fit ..."), so each gets evidence of its own."""
+    parts = question_parts(question, blocks)
+    return list(dict.fromkeys(p.query for p in parts if p.papers is not None))
