@@ -3,10 +3,13 @@ retention engine need and ADK does not offer (manifests with event counts, title
 
 It is the only code that opens sessions.db. Every operation holds the store's gate in shared
 mode; VACUUM holds it exclusively, so no statement runs while the database file is swapped.
+On SQLite this process's writes also take turns (one write lock per file), and a statement
+waits up to ``SQLITE_BUSY_TIMEOUT_SECONDS`` for another process's lock.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import logging
@@ -42,6 +45,8 @@ logger = logging.getLogger(__name__)
 DEFAULT_TITLE = "New Chat"
 MAX_TITLE_LENGTH = 200
 SQLITE_FILE_NAME = "sessions.db"
+# How long a SQLite statement waits for another process's lock before "database is locked".
+SQLITE_BUSY_TIMEOUT_SECONDS = 30.0
 
 _SESSIONS = StorageSession.__table__
 _EVENTS = StorageEvent.__table__
@@ -117,12 +122,19 @@ def normalize_title(title: str | None) -> str:
 class SessionStore:
     """One database (a SQLite file or a PostgreSQL database) of ADK sessions."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, busy_timeout: float = SQLITE_BUSY_TIMEOUT_SECONDS) -> None:
         self.url = url
         self.backend = make_url(url).get_backend_name()
-        self.adk = DatabaseSessionService(url)
+        engine_args: dict[str, Any] = {}
+        if self.backend == "sqlite":
+            engine_args["connect_args"] = {"timeout": busy_timeout}
+        self.adk = DatabaseSessionService(url, **engine_args)
         self.engine = self.adk.db_engine
         self.gate = AsyncRWLock()
+        # SQLite has one write lock per file and its busy handler is not fair: with many
+        # writers polling for it, an unlucky one can wait past any timeout. Our own writers
+        # queue here in order, so only other processes ever make a write wait in SQLite.
+        self._sqlite_writes = asyncio.Lock() if self.backend == "sqlite" else None
 
     @property
     def sqlite_path(self) -> pathlib.Path | None:
@@ -154,9 +166,11 @@ class SessionStore:
         await self.adk.close()
 
     @contextlib.asynccontextmanager
-    async def _op(self) -> AsyncIterator[None]:
-        """Every operation: shared gate, and storage failures turned into domain errors."""
-        async with self.gate.shared():
+    async def _op(self, *, write: bool = False) -> AsyncIterator[None]:
+        """Every operation: shared gate (and, for a write to SQLite, its turn among this
+        process's writers), and storage failures turned into domain errors."""
+        turn = self._sqlite_writes if write and self._sqlite_writes else contextlib.nullcontext()
+        async with self.gate.shared(), turn:
             try:
                 yield
             except StaleDataError:
@@ -192,7 +206,7 @@ class SessionStore:
         session_id: str | None = None,
         title: str | None = None,
     ) -> Session:
-        async with self._op():
+        async with self._op(write=True):
             try:
                 session = await self.adk.create_session(
                     app_name=app_name, user_id=user_id, state=state, session_id=session_id
@@ -225,14 +239,14 @@ class SessionStore:
         return reply.sessions
 
     async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> None:
-        async with self._op():
+        async with self._op(write=True):
             if not await self._exists(app_name, user_id, session_id):
                 raise NotFound(f"Session {session_id!r} does not exist.", code="session_not_found")
             await self.adk.delete_session(app_name=app_name, user_id=user_id, session_id=session_id)
 
     async def append_event(self, session: Session, event: Event) -> Event:
         """Append through ADK, whose stale-session check surfaces as ``StaleSession``."""
-        async with self._op():
+        async with self._op(write=True):
             try:
                 return await self.adk.append_event(session, event)
             except StaleSessionError as exc:
@@ -244,7 +258,7 @@ class SessionStore:
 
     async def rename(self, *, app_name: str, user_id: str, session_id: str, title: str) -> None:
         cleaned = normalize_title(title)
-        async with self._op():
+        async with self._op(write=True):
             if not await self._exists(app_name, user_id, session_id):
                 raise NotFound(f"Session {session_id!r} does not exist.", code="session_not_found")
             await self._set_title(app_name, user_id, session_id, cleaned)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import pathlib
+import sqlite3
 import uuid
 
 import pytest
@@ -10,7 +13,7 @@ from google.adk.sessions.base_session_service import GetSessionConfig
 
 from services.common.errors import AlreadyExists, InvalidArgument, NotFound, StaleSession
 from services.sessions.service import SessionsService
-from services.sessions.store import DEFAULT_TITLE, SessionStore
+from services.sessions.store import DEFAULT_TITLE, SessionStore, sqlite_url_for
 from tests.support import adk_events as ev
 
 APP, USER = "zocrates", "local"
@@ -172,3 +175,61 @@ async def test_use_data_dir_moves_sqlite_but_not_a_fixed_url(tmp_path) -> None: 
         assert getattr(err.value, "code", None) == "data_dir_fixed"
     finally:
         await fixed.close()
+
+
+async def test_sqlite_write_waits_for_another_process_holding_the_write_lock(
+    tmp_path: pathlib.Path,
+) -> None:
+    """Another connection (as another process would) holds SQLite's write lock for a while:
+    ours waits its turn within the busy timeout and lands, rather than failing at once."""
+    store = SessionStore(sqlite_url_for(tmp_path))
+    await store.open()
+    try:
+        session = await store.create_session(app_name=APP, user_id=USER)
+        other = sqlite3.connect(
+            tmp_path / "sessions.db", timeout=10, isolation_level=None, check_same_thread=False
+        )
+        other.execute("BEGIN IMMEDIATE")
+        other.execute("UPDATE sessions SET state = state WHERE id = ?", (session.id,))
+        ours = asyncio.create_task(
+            store.append_event(session, ev.user_text("waited", invocation_id="w"))
+        )
+        await asyncio.sleep(0.5)  # ours is now waiting on the lock the other holds
+        assert not ours.done()
+        await asyncio.to_thread(other.execute, "COMMIT")
+        other.close()
+        await asyncio.wait_for(ours, 10)
+        stored = await store.get_session(app_name=APP, user_id=USER, session_id=session.id)
+        assert [e.content.parts[0].text for e in stored.events] == ["waited"]
+    finally:
+        await store.close()
+
+
+async def test_many_concurrent_sqlite_writers_never_starve(tmp_path: pathlib.Path) -> None:
+    """SQLite's busy handler is not fair: with many writers polling for the one write lock, an
+    unlucky one can wait past any timeout and fail with "database is locked" (seen in CI under
+    load). Our own writers take turns, so even a tiny busy timeout never runs out."""
+    store = SessionStore(sqlite_url_for(tmp_path), busy_timeout=0.001)
+    await store.open()
+    try:
+
+        async def writer(i: int) -> list[str]:
+            session = await store.create_session(app_name=APP, user_id=USER, title=f"w{i}")
+            texts = []
+            for j in range(8):
+                text = f"w{i}-e{j}-" + "x" * 20_000
+                await store.append_event(session, ev.user_text(text, invocation_id=f"{i}-{j}"))
+                texts.append(text)
+            return texts
+
+        written = await asyncio.gather(*(writer(i) for i in range(20)))
+        rows = await store.session_rows(app_name=APP)
+        assert sorted(r.event_count for r in rows) == [8] * 20
+        by_title = {r.title: r.id for r in rows}
+        for i, texts in enumerate(written):
+            stored = await store.get_session(
+                app_name=APP, user_id=USER, session_id=by_title[f"w{i}"]
+            )
+            assert [e.content.parts[0].text for e in stored.events] == texts
+    finally:
+        await store.close()
