@@ -59,14 +59,16 @@ protos-check: $(STAMP) ## Fail if protos/gen drifted from the .proto sources
 	@tmp=$$(mktemp -d) && $(BIN)/python scripts/gen_protos.py --out $$tmp/gen && \
 		diff -r -x __pycache__ $$tmp/gen protos/gen && rm -rf $$tmp && echo "protos: no drift"
 
-lint: $(STAMP) protos-check ## ruff (lint + format check) and mypy on the services
+lint: $(STAMP) $(PLUGIN_STAMP) protos-check ## ruff + mypy on the services, eslint + prettier on the plugin
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	cd $(PLUGIN) && npm run --silent lint
 
-fmt: $(STAMP) ## Format and auto-fix with ruff
+fmt: $(STAMP) $(PLUGIN_STAMP) ## Format and auto-fix with ruff, prettier and eslint
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
+	cd $(PLUGIN) && npm run --silent format
 
 clean: ## Remove the virtual environment and caches
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info \

@@ -12,7 +12,9 @@ async function startup({ id, version, rootURI }, reason) {
     Components.interfaces.amIAddonManagerStartup,
   );
   var manifestURI = Services.io.newURI(rootURI + "manifest.json");
-  chromeHandle = aomStartup.registerChrome(manifestURI, [["content", "zocrates", rootURI + "content/"]]);
+  chromeHandle = aomStartup.registerChrome(manifestURI, [
+    ["content", "zocrates", rootURI + "content/"],
+  ]);
 
   var ctx = { rootURI, addonID: id, addonVersion: version };
   ctx._globalThis = ctx;

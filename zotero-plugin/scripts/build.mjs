@@ -11,7 +11,17 @@
  * Works offline once `npm install` has run.
  */
 import { build } from "esbuild";
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createZip } from "./zip.mjs";
@@ -52,7 +62,10 @@ export async function buildPlugin({ out = path.join(root, "build") } = {}) {
   for (const locale of readdirSync(localeDir)) {
     for (const file of readdirSync(path.join(localeDir, locale))) {
       if (file.endsWith(".ftl") && !file.startsWith(`${addonRef}-`)) {
-        renameSync(path.join(localeDir, locale, file), path.join(localeDir, locale, `${addonRef}-${file}`));
+        renameSync(
+          path.join(localeDir, locale, file),
+          path.join(localeDir, locale, `${addonRef}-${file}`),
+        );
       }
     }
   }
@@ -71,14 +84,25 @@ export async function buildPlugin({ out = path.join(root, "build") } = {}) {
     outfile: path.join(addonDir, "content", "scripts", `${addonRef}.js`),
     legalComments: "none",
     logLevel: "warning",
-    banner: { js: `/* ${pkg.config.addonName} ${pkg.version}: built from src/ by scripts/build.mjs */` },
+    banner: {
+      js: `/* ${pkg.config.addonName} ${pkg.version}: built from src/ by scripts/build.mjs */`,
+    },
   });
 
-  for (const required of ["manifest.json", "bootstrap.js", "prefs.js", `content/scripts/${addonRef}.js`]) {
-    if (!existsSync(path.join(addonDir, required))) throw new Error(`build: ${required} is missing`);
+  for (const required of [
+    "manifest.json",
+    "bootstrap.js",
+    "prefs.js",
+    `content/scripts/${addonRef}.js`,
+  ]) {
+    if (!existsSync(path.join(addonDir, required)))
+      throw new Error(`build: ${required} is missing`);
   }
 
-  const entries = listFiles(addonDir).map((name) => ({ name, data: readFileSync(path.join(addonDir, name)) }));
+  const entries = listFiles(addonDir).map((name) => ({
+    name,
+    data: readFileSync(path.join(addonDir, name)),
+  }));
   const xpi = path.join(out, `${addonRef}.xpi`);
   writeFileSync(xpi, createZip(entries));
   return { out, addonDir, xpi, files: entries.map((e) => e.name) };
@@ -88,7 +112,9 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   try {
     const { xpi, files } = await buildPlugin(parseArgs(process.argv.slice(2)));
     const size = statSync(xpi).size;
-    console.log(`built ${path.relative(process.cwd(), xpi) || xpi} (${files.length} files, ${size} bytes)`);
+    console.log(
+      `built ${path.relative(process.cwd(), xpi) || xpi} (${files.length} files, ${size} bytes)`,
+    );
   } catch (err) {
     console.error(`build failed: ${err.message}`);
     process.exit(1);

@@ -35,7 +35,8 @@ export function createZip(entries) {
   const names = new Set();
   for (const entry of entries) {
     const name = entry.name.replace(/\\/g, "/");
-    if (!name || name.startsWith("/") || name.split("/").includes("..")) throw new Error(`bad zip entry name ${name}`);
+    if (!name || name.startsWith("/") || name.split("/").includes(".."))
+      throw new Error(`bad zip entry name ${name}`);
     if (names.has(name)) throw new Error(`duplicate zip entry ${name}`);
     names.add(name);
     const data = Buffer.isBuffer(entry.data) ? entry.data : Buffer.from(entry.data);

@@ -31,7 +31,12 @@ export function normalizeBaseURL(url) {
  * @param {string} [options.baseURL]
  * @param {string} [options.tokenPath] shown in error messages (where the token is read from)
  */
-export function createClient({ fetch: fetchImpl, getToken, baseURL = DEFAULT_BASE_URL, tokenPath } = {}) {
+export function createClient({
+  fetch: fetchImpl,
+  getToken,
+  baseURL = DEFAULT_BASE_URL,
+  tokenPath,
+} = {}) {
   if (typeof fetchImpl !== "function") throw new TypeError("createClient needs a fetch function");
   if (typeof getToken !== "function") throw new TypeError("createClient needs getToken()");
   const base = normalizeBaseURL(baseURL);
@@ -59,7 +64,7 @@ export function createClient({ fetch: fetchImpl, getToken, baseURL = DEFAULT_BAS
     } catch {
       // body unreadable: keep the status alone
     }
-    let body = null;
+    let body;
     try {
       body = text ? JSON.parse(text) : null;
     } catch {
@@ -75,7 +80,11 @@ export function createClient({ fetch: fetchImpl, getToken, baseURL = DEFAULT_BAS
    * One HTTP exchange. Retries once on 401 when a re-read token differs (the gateway was
    * restarted with another token while Zotero kept running).
    */
-  async function request(method, path, { body, signal, auth = true, accept = "application/json" } = {}) {
+  async function request(
+    method,
+    path,
+    { body, signal, auth = true, accept = "application/json" } = {},
+  ) {
     const url = base + path;
     let current = auth ? await token(false) : "";
     for (let attempt = 0; ; attempt++) {
@@ -93,7 +102,11 @@ export function createClient({ fetch: fetchImpl, getToken, baseURL = DEFAULT_BAS
       } catch (err) {
         if (isAbortError(err)) throw err;
         if (isConnectionFailure(err)) {
-          throw fail({ code: Codes.GATEWAY_DOWN, message: String(err?.message || err), cause: err });
+          throw fail({
+            code: Codes.GATEWAY_DOWN,
+            message: String(err?.message || err),
+            cause: err,
+          });
         }
         throw err;
       }
@@ -140,7 +153,8 @@ export function createClient({ fetch: fetchImpl, getToken, baseURL = DEFAULT_BAS
           data = { text: raw.data };
         }
         if (raw.event === "error" && data && typeof data === "object") {
-          const display = new GatewayError({ code: data.code, message: data.message, context }).message;
+          const display = new GatewayError({ code: data.code, message: data.message, context })
+            .message;
           data = { ...data, display: data.display || display };
         }
         yield { event: raw.event, data };
@@ -173,12 +187,14 @@ export function createClient({ fetch: fetchImpl, getToken, baseURL = DEFAULT_BAS
       json("POST", "/register", { body: { zotero_data_dir: zoteroDataDir }, signal }),
 
     /** GET /sessions: manifests `{id, title, created_at, updated_at, event_count}`, oldest first. */
-    listSessions: async ({ signal } = {}) => (await json("GET", "/sessions", { signal })).sessions || [],
+    listSessions: async ({ signal } = {}) =>
+      (await json("GET", "/sessions", { signal })).sessions || [],
     /** POST /sessions: the new formatted session. */
     createSession: async (title, { signal } = {}) =>
       (await json("POST", "/sessions", { body: title ? { title } : {}, signal })).session,
     /** GET /sessions/{id}: `{id, title, created_at, updated_at, messages, pending_hitl}`. */
-    getSession: async (id, { signal } = {}) => (await json("GET", `/sessions/${sid(id)}`, { signal })).session,
+    getSession: async (id, { signal } = {}) =>
+      (await json("GET", `/sessions/${sid(id)}`, { signal })).session,
     /** PATCH /sessions/{id}. */
     renameSession: async (id, title, { signal } = {}) =>
       (await json("PATCH", `/sessions/${sid(id)}`, { body: { title }, signal })).session,
@@ -188,12 +204,18 @@ export function createClient({ fetch: fetchImpl, getToken, baseURL = DEFAULT_BAS
     },
     /** POST /sessions/{id}/rewind: discard that turn and everything after; the session now. */
     rewind: async (id, invocationId, { signal } = {}) =>
-      (await json("POST", `/sessions/${sid(id)}/rewind`, { body: { invocation_id: invocationId }, signal }))
-        .session,
+      (
+        await json("POST", `/sessions/${sid(id)}/rewind`, {
+          body: { invocation_id: invocationId },
+          signal,
+        })
+      ).session,
     /** GET /sessions/storage_stats: size_bytes, page_count, freelist_count, session_count, ... */
-    storageStats: async ({ signal } = {}) => strip(await json("GET", "/sessions/storage_stats", { signal })),
+    storageStats: async ({ signal } = {}) =>
+      strip(await json("GET", "/sessions/storage_stats", { signal })),
     /** POST /sessions/maintenance: the maintenance report (deleted, vacuumed, ...). */
-    maintenance: async ({ signal } = {}) => strip(await json("POST", "/sessions/maintenance", { signal })),
+    maintenance: async ({ signal } = {}) =>
+      strip(await json("POST", "/sessions/maintenance", { signal })),
 
     /** GET /config: `{config, path, reference}`. */
     getConfig: async ({ signal } = {}) => strip(await json("GET", "/config", { signal })),
@@ -202,13 +224,18 @@ export function createClient({ fetch: fetchImpl, getToken, baseURL = DEFAULT_BAS
       (await json("PUT", "/config", { body: changes, signal })).config,
 
     /** GET /library/status. */
-    libraryStatus: async ({ signal } = {}) => strip(await json("GET", "/library/status", { signal })),
+    libraryStatus: async ({ signal } = {}) =>
+      strip(await json("GET", "/library/status", { signal })),
     /** POST /library/prioritize: embed these items first (the paper open in the reader). */
     prioritize: async (itemKeys, { signal } = {}) =>
       strip(await json("POST", "/library/prioritize", { body: { item_keys: itemKeys }, signal })),
     /** POST /library/sync: events `progress` ..., then `done` or `error`. */
     librarySync: ({ full = false, followEmbedding = false } = {}, options = {}) =>
-      stream("/library/sync", { ...(full ? { full: true } : {}), ...(followEmbedding ? { follow_embedding: true } : {}) }, options),
+      stream(
+        "/library/sync",
+        { ...(full ? { full: true } : {}), ...(followEmbedding ? { follow_embedding: true } : {}) },
+        options,
+      ),
     /** GET /library/search. */
     search: async (q, { k = 10, itemKeys, collection, mode, rerank, signal } = {}) => {
       const params = new URLSearchParams({ q, k: String(k) });

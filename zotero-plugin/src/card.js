@@ -24,7 +24,8 @@ export const ENGLISH = Object.freeze({
   "grant-label": ({ calls, words }) =>
     `Grant Deep Research Extension (+${plural(calls, "call", "calls")}, +${plural(words, "word", "words")})`,
   "synthesize-label": () => "Synthesize Response with Existing Evidence",
-  "guidance-placeholder": () => "Steer the search (optional), e.g. “focus on the ablation in Table 3”",
+  "guidance-placeholder": () =>
+    "Steer the search (optional), e.g. “focus on the ablation in Table 3”",
   "covered-heading": () => "What the search covered",
   "gaps-heading": () => "Not found yet",
   "trigger-budget_exhausted": () => "The search used up its budget before it finished.",
@@ -61,8 +62,11 @@ export function buildCardModel(checkpoint, { t = englishT } = {}) {
     words: Math.max(0, int(next.word_ceiling) - int(ceilings.word_ceiling)),
     chunks: Math.max(0, int(next.max_chunks) - int(ceilings.max_chunks)),
   };
-  const canExtend = extensionNumber <= maxExtensions && (delta.calls > 0 || delta.words > 0 || delta.chunks > 0);
-  const trigger = ["budget_exhausted", "gaps", "agent_request"].includes(p.trigger) ? p.trigger : "gaps";
+  const canExtend =
+    extensionNumber <= maxExtensions && (delta.calls > 0 || delta.words > 0 || delta.chunks > 0);
+  const trigger = ["budget_exhausted", "gaps", "agent_request"].includes(p.trigger)
+    ? p.trigger
+    : "gaps";
   const gaps = (Array.isArray(p.gaps) ? p.gaps : []).map((g) => String(g).trim()).filter(Boolean);
   return {
     interruptId: String(cp.interruptId ?? cp.interrupt_id ?? ""),
@@ -71,7 +75,9 @@ export function buildCardModel(checkpoint, { t = englishT } = {}) {
     request: String(p.request ?? ""),
     extensionNumber,
     maxExtensions,
-    badge: canExtend ? t("badge", { number: extensionNumber, max: maxExtensions }) : t("badge-final"),
+    badge: canExtend
+      ? t("badge", { number: extensionNumber, max: maxExtensions })
+      : t("badge-final"),
     trigger,
     triggerText: t(`trigger-${trigger}`),
     coveredHeading: t("covered-heading"),
@@ -95,8 +101,16 @@ export function buildCardModel(checkpoint, { t = englishT } = {}) {
       words: int(p.words_retrieved),
       ceiling: int(ceilings.word_ceiling),
     }),
-    ceilings: { budget: int(ceilings.budget), wordCeiling: int(ceilings.word_ceiling), maxChunks: int(ceilings.max_chunks) },
-    nextCeilings: { budget: int(next.budget), wordCeiling: int(next.word_ceiling), maxChunks: int(next.max_chunks) },
+    ceilings: {
+      budget: int(ceilings.budget),
+      wordCeiling: int(ceilings.word_ceiling),
+      maxChunks: int(ceilings.max_chunks),
+    },
+    nextCeilings: {
+      budget: int(next.budget),
+      wordCeiling: int(next.word_ceiling),
+      maxChunks: int(next.max_chunks),
+    },
     guidance: { placeholder: t("guidance-placeholder"), maxLength: GUIDANCE_MAX },
     primary: {
       action: ACTIONS.EXTEND,
@@ -118,11 +132,15 @@ export function resumeBody({ sessionId, card, action, guidance = "" }) {
     throw new TypeError("resumeBody: the card has no interrupt or invocation id");
   }
   if (action !== ACTIONS.EXTEND && action !== ACTIONS.SYNTHESIZE) {
-    throw new RangeError(`resumeBody: action must be "${ACTIONS.EXTEND}" or "${ACTIONS.SYNTHESIZE}"`);
+    throw new RangeError(
+      `resumeBody: action must be "${ACTIONS.EXTEND}" or "${ACTIONS.SYNTHESIZE}"`,
+    );
   }
   const text = String(guidance ?? "").trim();
   if (text.length > GUIDANCE_MAX) {
-    throw new RangeError(`The guidance has ${text.length} characters; at most ${GUIDANCE_MAX} fit.`);
+    throw new RangeError(
+      `The guidance has ${text.length} characters; at most ${GUIDANCE_MAX} fit.`,
+    );
   }
   return {
     session_id: sessionId,

@@ -40,7 +40,8 @@ const EXPLICIT_KEY = /\bitem(?:\s+key)?\s*[:#]?\s*[`*_]*([A-Z0-9]{8})\b/i;
 const LOOSE_KEY = /(?<![A-Za-z0-9])([2-9A-NP-Z]{8})(?![A-Za-z0-9])/;
 const PAGE = /\b(?:pp?\.|pages?)\s*(\d{1,5})/i;
 const SOURCE_LINE = /^\s*(?:[-*+]\s+|\d+[.)]\s+)?\[(\d{1,3})\]\s*[:.\-\u2013]?\s*(.*)$/;
-const CITED_HEADING = /^\s{0,3}#{1,6}\s*(?:\*\*)?\s*(?:cited\s+sources|sources\s+cited|references|sources)\b/i;
+const CITED_HEADING =
+  /^\s{0,3}#{1,6}\s*(?:\*\*)?\s*(?:cited\s+sources|sources\s+cited|references|sources)\b/i;
 const ANY_HEADING = /^\s{0,3}#{1,6}\s/;
 
 /**
@@ -95,7 +96,10 @@ export function citationIndex(citations = [], text = "") {
         // (true / false; null or absent: not checked).
         quote: c.quote ? String(c.quote) : "",
         verified: typeof c.verified === "boolean" ? c.verified : null,
-        foundOnPage: Number.isInteger(Number(c.found_on_page)) && c.found_on_page != null ? Number(c.found_on_page) : null,
+        foundOnPage:
+          Number.isInteger(Number(c.found_on_page)) && c.found_on_page != null
+            ? Number(c.found_on_page)
+            : null,
       });
     }
   }

@@ -20,8 +20,32 @@ import { citationIndex, parseMarker } from "./citations.js";
 
 export const SAFE_SCHEMES = Object.freeze(["http:", "https:", "zotero:"]);
 export const TAGS = Object.freeze([
-  "p", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "blockquote", "pre", "code",
-  "strong", "em", "del", "a", "br", "hr", "table", "thead", "tbody", "tr", "th", "td", "span",
+  "p",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "ul",
+  "ol",
+  "li",
+  "blockquote",
+  "pre",
+  "code",
+  "strong",
+  "em",
+  "del",
+  "a",
+  "br",
+  "hr",
+  "table",
+  "thead",
+  "tbody",
+  "tr",
+  "th",
+  "td",
+  "span",
 ]);
 export const CITATION_CLASS = "zocrates-citation";
 /** Added to a citation whose quoted sentence the agent did not find on the cited page. */
@@ -78,7 +102,11 @@ const stripIndent = (s, n) => {
 
 function startsBlock(line) {
   return (
-    FENCE.test(line) || HEADING.test(line) || HR.test(line) || QUOTE.test(line) || LIST_ITEM.test(line)
+    FENCE.test(line) ||
+    HEADING.test(line) ||
+    HR.test(line) ||
+    QUOTE.test(line) ||
+    LIST_ITEM.test(line)
   );
 }
 
@@ -150,17 +178,35 @@ function parseBlocks(lines, ctx, depth = 0) {
       i = next;
       continue;
     }
-    if (line.includes("|") && i + 1 < lines.length && TABLE_SEP.test(lines[i + 1]) && lines[i + 1].includes("-")) {
+    if (
+      line.includes("|") &&
+      i + 1 < lines.length &&
+      TABLE_SEP.test(lines[i + 1]) &&
+      lines[i + 1].includes("-")
+    ) {
       const header = splitRow(line);
       if (header.length === splitRow(lines[i + 1]).length) {
         i += 2;
         const rows = [];
-        while (i < lines.length && !isBlank(lines[i]) && lines[i].includes("|")) rows.push(splitRow(lines[i++]));
-        const head = el("thead", {}, [el("tr", {}, header.map((c) => el("th", {}, parseInline(c, ctx))))]);
+        while (i < lines.length && !isBlank(lines[i]) && lines[i].includes("|"))
+          rows.push(splitRow(lines[i++]));
+        const head = el("thead", {}, [
+          el(
+            "tr",
+            {},
+            header.map((c) => el("th", {}, parseInline(c, ctx))),
+          ),
+        ]);
         const body = el(
           "tbody",
           {},
-          rows.map((r) => el("tr", {}, header.map((_, k) => el("td", {}, parseInline(r[k] || "", ctx))))),
+          rows.map((r) =>
+            el(
+              "tr",
+              {},
+              header.map((_, k) => el("td", {}, parseInline(r[k] || "", ctx))),
+            ),
+          ),
         );
         out.push(el("table", {}, [head, body]));
         continue;
@@ -390,7 +436,10 @@ export function parseInline(src, ctx, depth = 0) {
         } else {
           const end = findParenEnd(s, close + 1);
           if (end !== -1) {
-            const target = s.slice(close + 2, end).trim().replace(/\s+"[^"]*"$/, "");
+            const target = s
+              .slice(close + 2, end)
+              .trim()
+              .replace(/\s+"[^"]*"$/, "");
             const href = safeHref(target.replace(/^<(.*)>$/, "$1"));
             if (href && depth < 4) {
               flush();
@@ -428,7 +477,11 @@ export function parseInline(src, ctx, depth = 0) {
       if (m) {
         let url = m[0];
         while (/[.,;:!?)\]*_]$/.test(url)) {
-          if (url.endsWith(")") && (url.match(/\(/g) || []).length >= (url.match(/\)/g) || []).length) break;
+          if (
+            url.endsWith(")") &&
+            (url.match(/\(/g) || []).length >= (url.match(/\)/g) || []).length
+          )
+            break;
           url = url.slice(0, -1);
         }
         const href = safeHref(url);
@@ -477,7 +530,10 @@ export function parseInline(src, ctx, depth = 0) {
  *   citations: the `done` event's; the text's own `# Cited Sources` section fills gaps.
  */
 export function parseMarkdown(text, { citations = [] } = {}) {
-  const source = String(text ?? "").replace(/\r\n?/g, "\n").replace(/\u0000/g, "\ufffd");
+  const source = String(text ?? "")
+    .replace(/\r\n?/g, "\n")
+    // eslint-disable-next-line no-control-regex -- NUL is replaced, as CommonMark says
+    .replace(/\u0000/g, "\ufffd");
   const ctx = { citations: citationIndex(citations, source) };
   return parseBlocks(source.split("\n"), ctx);
 }

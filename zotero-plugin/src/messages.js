@@ -27,7 +27,8 @@ import { describeError } from "./errors.js";
 /** @typedef {"streaming" | "paused" | "completed" | "error" | "stopped"} BubbleStatus */
 
 let localCounter = 0;
-const localId = (prefix) => `${prefix}-local-${Date.now().toString(36)}-${(localCounter++).toString(36)}`;
+const localId = (prefix) =>
+  `${prefix}-local-${Date.now().toString(36)}-${(localCounter++).toString(36)}`;
 
 /** A new, empty assistant bubble (status `streaming`). */
 export function createBubble({ id, invocationId = "", status = "streaming" } = {}) {
@@ -49,7 +50,13 @@ export function createBubble({ id, invocationId = "", status = "streaming" } = {
 }
 
 /** A user message (text plus the scope it was sent with, as the session API's `context`). */
-export function createUserMessage({ id, text, context = null, invocationId = "", timestamp = null } = {}) {
+export function createUserMessage({
+  id,
+  text,
+  context = null,
+  invocationId = "",
+  timestamp = null,
+} = {}) {
   return {
     kind: "user",
     id: id || localId("u"),
@@ -106,9 +113,24 @@ function finalInto(list, match, full, make) {
 }
 
 function resultStep(summary, author) {
-  const step = { type: "result", name: String(summary?.name || ""), status: summary?.status || "success", author };
-  for (const key of ["count", "items", "pages", "title", "notice", "budget_notice", "message", "code"]) {
-    if (summary && summary[key] != null) step[key === "budget_notice" ? "budgetNotice" : key] = summary[key];
+  const step = {
+    type: "result",
+    name: String(summary?.name || ""),
+    status: summary?.status || "success",
+    author,
+  };
+  for (const key of [
+    "count",
+    "items",
+    "pages",
+    "title",
+    "notice",
+    "budget_notice",
+    "message",
+    "code",
+  ]) {
+    if (summary && summary[key] != null)
+      step[key === "budget_notice" ? "budgetNotice" : key] = summary[key];
   }
   return step;
 }
@@ -222,8 +244,10 @@ export function applyEvent(bubble, ev) {
       } else {
         b.status = "completed";
         b.checkpoint = null;
-        if (Array.isArray(data.citations) && data.citations.length) b.citations = data.citations.slice();
-        if (!joinAnswer(b.segments) && data.answer) b.segments.push({ text: String(data.answer), open: false, author: "" });
+        if (Array.isArray(data.citations) && data.citations.length)
+          b.citations = data.citations.slice();
+        if (!joinAnswer(b.segments) && data.answer)
+          b.segments.push({ text: String(data.answer), open: false, author: "" });
       }
       break;
     case "error":
@@ -317,9 +341,15 @@ function appendHistoryMessage(b, m) {
     b.steps.push({ type: "call", name: String(call.name || ""), args: call.args ?? {}, author });
   }
   for (const result of m.tool_results || []) {
-    b.steps.push({ type: "result", name: String(result.name || ""), status: result.status || null, author });
+    b.steps.push({
+      type: "result",
+      name: String(result.name || ""),
+      status: result.status || null,
+      author,
+    });
     // The research tool's citations (quote, verified): the marks the live turn showed.
-    if (Array.isArray(result.citations) && result.citations.length) b.citations = result.citations.slice();
+    if (Array.isArray(result.citations) && result.citations.length)
+      b.citations = result.citations.slice();
   }
 }
 

@@ -12,7 +12,11 @@
  * /sessions/{id}) when the user rewinds to or edits that message.
  */
 
-export const MODES = Object.freeze({ ITEMS: "items", COLLECTION: "collection", LIBRARY: "library" });
+export const MODES = Object.freeze({
+  ITEMS: "items",
+  COLLECTION: "collection",
+  LIBRARY: "library",
+});
 export const LIMITS = Object.freeze({
   items: 500,
   snippets: 10,
@@ -23,7 +27,10 @@ export const LIMITS = Object.freeze({
 export const ITEM_KEY_RE = /^[A-Z0-9]{8}$/;
 
 const validKey = (k) => typeof k === "string" && ITEM_KEY_RE.test(k);
-const title = (t) => String(t ?? "").trim().slice(0, LIMITS.title);
+const title = (t) =>
+  String(t ?? "")
+    .trim()
+    .slice(0, LIMITS.title);
 
 /** Selected Zotero items (as plain objects) to `[{item_key, title}]`: attachments and notes
  * count as their parent, duplicates and invalid keys go. */
@@ -33,10 +40,10 @@ export function itemsFromSelection(selected = []) {
   for (const it of selected || []) {
     if (!it) continue;
     const useParent = validKey(it.parentKey);
-    const key = useParent ? it.parentKey : it.key ?? it.item_key;
+    const key = useParent ? it.parentKey : (it.key ?? it.item_key);
     if (!validKey(key) || seen.has(key)) continue;
     seen.add(key);
-    out.push({ item_key: key, title: title(useParent ? it.parentTitle ?? it.title : it.title) });
+    out.push({ item_key: key, title: title(useParent ? (it.parentTitle ?? it.title) : it.title) });
     if (out.length >= LIMITS.items) break;
   }
   return out;
@@ -53,7 +60,9 @@ function normalizeCollection(c) {
 export function createScope({ mode, items = [], collection = null, snippets = [] } = {}) {
   const scope = {
     mode: MODES.LIBRARY,
-    items: (items || []).filter((i) => validKey(i?.item_key)).map((i) => ({ item_key: i.item_key, title: title(i.title) })),
+    items: (items || [])
+      .filter((i) => validKey(i?.item_key))
+      .map((i) => ({ item_key: i.item_key, title: title(i.title) })),
     collection: normalizeCollection(collection),
     snippets: (snippets || []).map(normalizeSnippet).filter(Boolean).slice(0, LIMITS.snippets),
   };
@@ -101,7 +110,9 @@ export function availableModes(scope) {
 
 function normalizeSnippet(s) {
   if (!s) return null;
-  const text = String(s.text ?? "").trim().slice(0, LIMITS.snippetChars);
+  const text = String(s.text ?? "")
+    .trim()
+    .slice(0, LIMITS.snippetChars);
   if (!text) return null;
   const itemKey = s.item_key ?? s.itemKey ?? "";
   const page = Number(s.page);
@@ -166,7 +177,9 @@ export function chatBody({ sessionId, prompt, scope }) {
   const text = String(prompt ?? "").trim();
   if (!text) throw new RangeError("The question is empty.");
   if (text.length > LIMITS.prompt) {
-    throw new RangeError(`The question has ${text.length} characters; at most ${LIMITS.prompt} fit.`);
+    throw new RangeError(
+      `The question has ${text.length} characters; at most ${LIMITS.prompt} fit.`,
+    );
   }
   return { session_id: sessionId, prompt: text, ...chatFields(scope) };
 }
@@ -182,7 +195,12 @@ export function scopeFromContext(context) {
   let mode = c.active_mode;
   if (![MODES.ITEMS, MODES.COLLECTION, MODES.LIBRARY].includes(mode)) mode = undefined;
   if (!mode) mode = items.length ? MODES.ITEMS : collection ? MODES.COLLECTION : MODES.LIBRARY;
-  return createScope({ mode, items, collection, snippets: Array.isArray(c.snippets) ? c.snippets : [] });
+  return createScope({
+    mode,
+    items,
+    collection,
+    snippets: Array.isArray(c.snippets) ? c.snippets : [],
+  });
 }
 
 /** The context a just-sent message would show (to keep a local user message editable). */

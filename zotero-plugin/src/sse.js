@@ -76,7 +76,7 @@ export class SSEParser {
       this._sawCR = false;
       if (text[0] === "\n") text = text.slice(1);
     }
-    let buf = this._buffer + text;
+    const buf = this._buffer + text;
     let start = 0;
     for (let i = 0; i < buf.length; i++) {
       const c = buf.charCodeAt(i);
@@ -174,9 +174,11 @@ export async function* readChunks(body) {
       }
       reader.releaseLock?.();
     }
-    return;
   }
-  if (typeof body[Symbol.asyncIterator] === "function" || typeof body[Symbol.iterator] === "function") {
+  if (
+    typeof body[Symbol.asyncIterator] === "function" ||
+    typeof body[Symbol.iterator] === "function"
+  ) {
     for await (const chunk of body) yield chunk;
     return;
   }

@@ -69,20 +69,29 @@ async function start() {
 
   const emitter = () => {
     const fns = new Set();
-    return { addListener: (f) => fns.add(f), removeListener: (f) => fns.delete(f), fire: () => [...fns].forEach((f) => f()) };
+    return {
+      addListener: (f) => fns.add(f),
+      removeListener: (f) => fns.delete(f),
+      fire: () => [...fns].forEach((f) => f()),
+    };
   };
   const itemsSelect = emitter();
   const collectionsSelect = emitter();
   const observers = new Map();
   let observerSeq = 0;
   const notify = (event, type, ids) => {
-    for (const o of observers.values()) if (o.types.includes(type)) o.observer.notify(event, type, ids, {});
+    for (const o of observers.values())
+      if (o.types.includes(type)) o.observer.notify(event, type, ids, {});
   };
 
   const ZoteroPane = {
     itemsView: { onSelect: itemsSelect },
     collectionsView: { onSelect: collectionsSelect },
-    getSelectedItems: () => state.selected.map((k) => byKey.get(k)).filter(Boolean).map(zItem),
+    getSelectedItems: () =>
+      state.selected
+        .map((k) => byKey.get(k))
+        .filter(Boolean)
+        .map(zItem),
     getSelectedCollection: () => {
       const c = collectionByKey(state.collection);
       return c ? { key: c.key, name: c.name } : null;
@@ -106,8 +115,10 @@ async function start() {
     set: (k, v) => localStorage.setItem(PREFIX + k, JSON.stringify(v)),
   };
   // The harness must not re-register the gateway's data directory (it has its own library).
-  if (prefsStore.get("extensions.zocrates.registerOnStartup") === undefined) prefsStore.set("extensions.zocrates.registerOnStartup", false);
-  if (prefsStore.get("extensions.zocrates.gatewayURL") === undefined) prefsStore.set("extensions.zocrates.gatewayURL", `${location.origin}/gateway`);
+  if (prefsStore.get("extensions.zocrates.registerOnStartup") === undefined)
+    prefsStore.set("extensions.zocrates.registerOnStartup", false);
+  if (prefsStore.get("extensions.zocrates.gatewayURL") === undefined)
+    prefsStore.set("extensions.zocrates.gatewayURL", `${location.origin}/gateway`);
 
   const Zotero = {
     initializationPromise: Promise.resolve(),
@@ -136,7 +147,12 @@ async function start() {
     Libraries: { userLibraryID: 1 },
     Items: {
       getByLibraryAndKey: (_lib, key) => (byKey.has(key) ? zItem(byKey.get(key)) : false),
-      get: (id) => (byId.has(id) ? zItem(byId.get(id)) : byId.has(id - 1000) ? zAttachment(byId.get(id - 1000)) : false),
+      get: (id) =>
+        byId.has(id)
+          ? zItem(byId.get(id))
+          : byId.has(id - 1000)
+            ? zAttachment(byId.get(id - 1000))
+            : false,
     },
     Notifier: {
       registerObserver: (observer, types) => {
@@ -158,8 +174,13 @@ async function start() {
       },
       open: async (attachmentID, location) => {
         const it = byId.get(attachmentID - 1000);
-        const page = location && Number.isInteger(location.pageIndex) ? location.pageIndex + 1 : null;
-        zh.readerOpens.push({ attachmentID, itemKey: it?.key, pageIndex: location?.pageIndex ?? null });
+        const page =
+          location && Number.isInteger(location.pageIndex) ? location.pageIndex + 1 : null;
+        zh.readerOpens.push({
+          attachmentID,
+          itemKey: it?.key,
+          pageIndex: location?.pageIndex ?? null,
+        });
         zh.opened.push({ itemKey: it?.key, page });
         if (it) openReader(it.key, page);
       },
@@ -183,7 +204,7 @@ async function start() {
   function inCollection(it, key) {
     if (!key) return true;
     const keys = new Set([key]);
-    for (let grew = true; grew; ) {
+    for (let grew = true; grew;) {
       grew = false;
       for (const c of collections) {
         if (c.parentKey && keys.has(c.parentKey) && !keys.has(c.key)) {
@@ -207,7 +228,18 @@ async function start() {
     add(null);
     $("zw-collections").replaceChildren(
       ...rows.map((r) =>
-        h("button", { type: "button", class: "zw-collection", "data-key": r.key || "", "data-depth": String(r.d), "aria-current": String(state.collection === r.key), on: { click: () => selectCollection(r.key) } }, [r.name]),
+        h(
+          "button",
+          {
+            type: "button",
+            class: "zw-collection",
+            "data-key": r.key || "",
+            "data-depth": String(r.d),
+            "aria-current": String(state.collection === r.key),
+            on: { click: () => selectCollection(r.key) },
+          },
+          [r.name],
+        ),
       ),
     );
   }
@@ -225,13 +257,22 @@ async function start() {
             "aria-selected": String(state.selected.includes(it.key)),
             on: {
               click: (e) => {
-                if (e.ctrlKey || e.metaKey) setSelected(state.selected.includes(it.key) ? state.selected.filter((k) => k !== it.key) : [...state.selected, it.key]);
+                if (e.ctrlKey || e.metaKey)
+                  setSelected(
+                    state.selected.includes(it.key)
+                      ? state.selected.filter((k) => k !== it.key)
+                      : [...state.selected, it.key],
+                  );
                 else setSelected([it.key]);
               },
               dblclick: () => openReader(it.key, 1),
             },
           },
-          [h("span", {}, [it.title]), h("span", {}, [(it.creators || []).join(", ")]), h("span", {}, [String(it.year || "")])],
+          [
+            h("span", {}, [it.title]),
+            h("span", {}, [(it.creators || []).join(", ")]),
+            h("span", {}, [String(it.year || "")]),
+          ],
         ),
       ),
     );
@@ -257,15 +298,23 @@ async function start() {
     const it = r && byKey.get(r.itemKey);
     $("zw-tab-reader").hidden = !it;
     if (!it) return;
-    $("zw-tab-reader").textContent = `${(it.creators || [])[0] || ""} ${it.year || ""} – ${it.title}`.trim();
+    $("zw-tab-reader").textContent =
+      `${(it.creators || [])[0] || ""} ${it.year || ""} – ${it.title}`.trim();
     $("zw-reader-toolbar").textContent = `${it.title} · page ${r.page || 1}`;
     const known = r.itemKey === fixture.reader?.itemKey && r.page === fixture.reader?.page;
-    const paragraphs = known ? fixture.reader.paragraphs || [] : [`Page ${r.page || 1} of “${it.title}”.`];
-    $("zw-page").replaceChildren(known && r.heading ? h("h2", {}, [r.heading]) : null, ...paragraphs.map((p) => h("p", {}, [p])), h("div", { class: "zw-folio" }, [String(r.page || 1)]));
+    const paragraphs = known
+      ? fixture.reader.paragraphs || []
+      : [`Page ${r.page || 1} of “${it.title}”.`];
+    $("zw-page").replaceChildren(
+      known && r.heading ? h("h2", {}, [r.heading]) : null,
+      ...paragraphs.map((p) => h("p", {}, [p])),
+      h("div", { class: "zw-folio" }, [String(r.page || 1)]),
+    );
   }
 
   function openReader(itemKey, page) {
-    const base = fixture.reader && fixture.reader.itemKey === itemKey ? fixture.reader : { itemKey };
+    const base =
+      fixture.reader && fixture.reader.itemKey === itemKey ? fixture.reader : { itemKey };
     state.reader = { ...base, itemKey, page: page || 1 };
     renderReader();
     showTab("reader");
@@ -308,7 +357,8 @@ async function start() {
         }
       },
     };
-    for (const l of Zotero.Reader.listeners) if (l.type === "renderTextSelectionPopup") l.handler(event);
+    for (const l of Zotero.Reader.listeners)
+      if (l.type === "renderTextSelectionPopup") l.handler(event);
     const rect = sel.getRangeAt(0).getBoundingClientRect();
     const host = $("zw-reader").getBoundingClientRect();
     popup.style.left = `${Math.max(8, rect.left - host.left)}px`;
@@ -353,7 +403,14 @@ async function start() {
 
   // ---------------------------------------------------------------- the plugin
 
-  const app = createApp({ Zotero, rootURI: `${location.origin}/addon/`, fetch: (...a) => fetch(...a), IOUtils, PathUtils, version: "harness" });
+  const app = createApp({
+    Zotero,
+    rootURI: `${location.origin}/addon/`,
+    fetch: (...a) => fetch(...a),
+    IOUtils,
+    PathUtils,
+    version: "harness",
+  });
   const onPrefsLoad = app.onPrefsLoad.bind(app);
   app.onPrefsLoad = async (win) => (zh.prefsMounted = await onPrefsLoad(win));
   const hooks = createHooks(app);
@@ -382,7 +439,10 @@ async function start() {
   showTab("library");
   // the pane's first load (sessions, the last chat) has been started by mountSidebar
   await new Promise((resolve) => {
-    const check = () => (zh.controller.state.phase !== "starting" && !zh.controller.state.loadingSession ? resolve() : setTimeout(check, 20));
+    const check = () =>
+      zh.controller.state.phase !== "starting" && !zh.controller.state.loadingSession
+        ? resolve()
+        : setTimeout(check, 20);
     check();
   });
   if (new URLSearchParams(location.search).has("prefs")) zh.openPrefs();

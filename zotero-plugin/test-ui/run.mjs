@@ -21,8 +21,10 @@ import { bundleHarness, createControl, PLUGIN_ROOT, startServer } from "./server
 
 const FOCUSED = "How does lmer choose its optimizer, and how does brms fit the same kind of model?";
 const BROAD = "How does lmer choose its optimizer, and which photonic chips implement its solver?";
-const PAUSED = "Why did lme4 switch to derivative-free optimizers, and which photonic chips run them?";
-const GUIDANCE = "Look for hardware implementations: photonic or optical chips running the optimizer.";
+const PAUSED =
+  "Why did lme4 switch to derivative-free optimizers, and which photonic chips run them?";
+const GUIDANCE =
+  "Look for hardware implementations: photonic or optical chips running the optimizer.";
 
 function usage(message) {
   if (message) console.error(`run.mjs: ${message}`);
@@ -65,20 +67,27 @@ function parseArgs(argv) {
 async function preflight(args) {
   const problems = [];
   if (!existsSync(args.chromium)) {
-    problems.push(`Chromium not found at ${args.chromium}: install it with \`apt-get install -y chromium\` (Debian), or pass --chromium PATH.`);
+    problems.push(
+      `Chromium not found at ${args.chromium}: install it with \`apt-get install -y chromium\` (Debian), or pass --chromium PATH.`,
+    );
   }
   let playwright = null;
   try {
     playwright = await import("playwright-core");
   } catch {
-    problems.push(`playwright-core is not installed: run \`npm ci\` (or \`npm install\`) in ${PLUGIN_ROOT}.`);
+    problems.push(
+      `playwright-core is not installed: run \`npm ci\` (or \`npm install\`) in ${PLUGIN_ROOT}.`,
+    );
   }
   try {
     await import("esbuild");
   } catch {
     problems.push(`esbuild is not installed: run \`npm ci\` in ${PLUGIN_ROOT}.`);
   }
-  if (args.tokenFile && !existsSync(args.tokenFile)) problems.push(`No token file at ${args.tokenFile}: is the gateway running for that Zotero data directory?`);
+  if (args.tokenFile && !existsSync(args.tokenFile))
+    problems.push(
+      `No token file at ${args.tokenFile}: is the gateway running for that Zotero data directory?`,
+    );
   if (!existsSync(args.shim)) problems.push(`No shim library at ${args.shim}.`);
   if (problems.length) {
     console.error(`run.mjs cannot start:\n  - ${problems.join("\n  - ")}`);
@@ -97,7 +106,7 @@ function gatewayClient(base, token) {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
-    let json = null;
+    let json;
     try {
       json = JSON.parse(text);
     } catch {
@@ -128,7 +137,9 @@ async function main() {
   try {
     await fetch(`${args.gateway}/healthz`);
   } catch (err) {
-    console.error(`run.mjs: nothing answers at ${args.gateway}/healthz (${err.cause?.code || err.message}). Start the stack (\`make run\`) first.`);
+    console.error(
+      `run.mjs: nothing answers at ${args.gateway}/healthz (${err.cause?.code || err.message}). Start the stack (\`make run\`) first.`,
+    );
     process.exit(2);
   }
 
@@ -139,9 +150,19 @@ async function main() {
   const browser = await playwright.chromium.launch({
     executablePath: args.chromium,
     headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-background-networking", "--disable-component-update", "--disable-gpu"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-gpu",
+    ],
   });
-  const context = await browser.newContext({ viewport: { width: 1360, height: 900 }, deviceScaleFactor: 1, colorScheme: "light" });
+  const context = await browser.newContext({
+    viewport: { width: 1360, height: 900 },
+    deviceScaleFactor: 1,
+    colorScheme: "light",
+  });
   const page = await context.newPage();
   page.setDefaultTimeout(args.timeoutMs);
   const consoleLines = [];
@@ -189,26 +210,44 @@ async function main() {
     for (;;) {
       const s = await bubbleStatus(sel);
       if (wanted.includes(s)) return s;
-      check(Date.now() - t0 < timeout, `the assistant bubble stayed "${s}" (waited for ${wanted.join(" or ")})`);
+      check(
+        Date.now() - t0 < timeout,
+        `the assistant bubble stayed "${s}" (waited for ${wanted.join(" or ")})`,
+      );
       await page.waitForTimeout(100);
     }
   };
   const textareaEnabled = async (where) => {
-    const disabled = await page.locator(textarea).evaluate((el) => el.disabled || el.hasAttribute("disabled") || el.readOnly);
+    const disabled = await page
+      .locator(textarea)
+      .evaluate((el) => el.disabled || el.hasAttribute("disabled") || el.readOnly);
     check(!disabled, `the question box is disabled ${where}`);
   };
   const ask = async (text) => {
     await page.locator(textarea).fill(text);
-    await page.locator(textarea).press(process.platform === "darwin" ? "Meta+Enter" : "Control+Enter");
+    await page
+      .locator(textarea)
+      .press(process.platform === "darwin" ? "Meta+Enter" : "Control+Enter");
   };
   const waitNotice = async (code) => {
-    await page.locator(`${pane} .zc-notice[data-code="${code}"]`).first().waitFor({ state: "visible" });
+    await page
+      .locator(`${pane} .zc-notice[data-code="${code}"]`)
+      .first()
+      .waitFor({ state: "visible" });
     return page.locator(`${pane} .zc-notice[data-code="${code}"]`).first().innerText();
   };
-  const state = () => page.evaluate(() => {
-    const s = window.zh.controller.state;
-    return { session: s.session, phase: s.phase, count: s.messages.length, notice: s.notice && { code: s.notice.code, message: s.notice.message }, streaming: !!s.streaming, scope: s.scope };
-  });
+  const state = () =>
+    page.evaluate(() => {
+      const s = window.zh.controller.state;
+      return {
+        session: s.session,
+        phase: s.phase,
+        count: s.messages.length,
+        notice: s.notice && { code: s.notice.code, message: s.notice.message },
+        streaming: !!s.streaming,
+        scope: s.scope,
+      };
+    });
   const results = {};
 
   try {
@@ -217,7 +256,10 @@ async function main() {
       await page.waitForFunction(() => window.zh && window.zh.pane);
       await page.evaluate(() => window.zh.ready);
       const phase = await page.locator(pane).getAttribute("data-phase");
-      check(phase === "ready", `the pane did not connect to the gateway (phase ${phase}): ${JSON.stringify((await state()).notice)}`);
+      check(
+        phase === "ready",
+        `the pane did not connect to the gateway (phase ${phase}): ${JSON.stringify((await state()).notice)}`,
+      );
       await textareaEnabled("after opening");
     });
 
@@ -230,24 +272,45 @@ async function main() {
       }, before);
       const s = await state();
       const listed = (await api("GET", "/sessions")).sessions.map((x) => x.id);
-      check(listed.includes(s.session.id), `the new session ${s.session.id} is not in GET /sessions`);
+      check(
+        listed.includes(s.session.id),
+        `the new session ${s.session.id} is not in GET /sessions`,
+      );
       results.sessionId = s.session.id;
-      const scopeMode = await page.locator(`${pane} .zc-seg[aria-checked="true"]`).getAttribute("data-mode");
-      check(scopeMode === "items", `the scope should start on the selected papers, got ${scopeMode}`);
+      const scopeMode = await page
+        .locator(`${pane} .zc-seg[aria-checked="true"]`)
+        .getAttribute("data-mode");
+      check(
+        scopeMode === "items",
+        `the scope should start on the selected papers, got ${scopeMode}`,
+      );
     });
 
     await step("ask a focused question; screenshot while the answer streams", async () => {
       const hold = control.holdAfter(10);
       const sent = Date.now();
       await ask(FOCUSED);
-      await Promise.race([hold.reached, page.waitForTimeout(90000).then(() => { throw new StepError("no streamed answer chunk arrived within 90 s"); })]);
+      await Promise.race([
+        hold.reached,
+        page.waitForTimeout(90000).then(() => {
+          throw new StepError("no streamed answer chunk arrived within 90 s");
+        }),
+      ]);
       results.firstChunkMs = Date.now() - sent;
       // the throttled render shows what arrived so far
       await page.waitForFunction(() => {
         const b = [...document.querySelectorAll(".zocrates-message.assistant")].pop();
-        return b && b.dataset.status === "streaming" && b.querySelector(".zocrates-answer").textContent.trim().length > 40;
+        return (
+          b &&
+          b.dataset.status === "streaming" &&
+          b.querySelector(".zocrates-answer").textContent.trim().length > 40
+        );
       });
-      const mid = await page.locator(lastAssistant).evaluate((b) => ({ status: b.dataset.status, text: b.querySelector(".zocrates-answer").textContent, caret: b.classList.contains("streaming") }));
+      const mid = await page.locator(lastAssistant).evaluate((b) => ({
+        status: b.dataset.status,
+        text: b.querySelector(".zocrates-answer").textContent,
+        caret: b.classList.contains("streaming"),
+      }));
       check(mid.status === "streaming", "the bubble is not streaming mid-answer");
       await textareaEnabled("while the answer streams");
       await page.locator(textarea).fill("(typing the next question while the answer streams)");
@@ -258,29 +321,56 @@ async function main() {
       await waitStatus(["completed"]);
       results.answerMs = Date.now() - sent;
       const stats = await page.evaluate(() => window.zh.pane.stats);
-      check(stats.renders < stats.changes, `renders were not throttled: ${stats.renders} renders for ${stats.changes} changes`);
+      check(
+        stats.renders < stats.changes,
+        `renders were not throttled: ${stats.renders} renders for ${stats.changes} changes`,
+      );
       results.renderStats = stats;
     });
 
     await step("the answer has citations, the offline notice and collapsed steps", async () => {
       const info = await page.locator(lastAssistant).evaluate((b) => ({
-        citations: [...b.querySelectorAll("a.zocrates-citation")].map((a) => ({ key: a.dataset.itemKey, page: Number(a.dataset.page) || null, text: a.textContent })),
-        offline: !b.querySelector(".zc-offline-notice").hidden ? b.querySelector(".zc-offline-notice").textContent : "",
+        citations: [...b.querySelectorAll("a.zocrates-citation")].map((a) => ({
+          key: a.dataset.itemKey,
+          page: Number(a.dataset.page) || null,
+          text: a.textContent,
+        })),
+        offline: !b.querySelector(".zc-offline-notice").hidden
+          ? b.querySelector(".zc-offline-notice").textContent
+          : "",
         answer: b.querySelector(".zocrates-answer").textContent,
         stepsOpen: b.querySelector(".intermediate-steps-bubble").open,
         stepsHidden: b.querySelector(".intermediate-steps-bubble").hidden,
         steps: b.querySelectorAll(".zc-steps .step").length,
         headline: b.querySelector(".zc-steps-headline").textContent,
       }));
-      check(info.citations.length >= 2, `expected citations in the answer, found ${info.citations.length}`);
+      check(
+        info.citations.length >= 2,
+        `expected citations in the answer, found ${info.citations.length}`,
+      );
       const keys = new Set(info.citations.map((c) => c.key));
       const lme4 = fixture.selected?.[0];
       const brms = fixture.selected?.[1];
-      check(keys.has(lme4), `no citation of the lme4 paper (${lme4}) among ${[...keys].join(", ")}`);
-      check(keys.has(brms), `no citation of the brms paper (${brms}) among ${[...keys].join(", ")}`);
-      check(/Offline model/.test(info.offline), `no offline-model notice on an offline answer (notice: "${info.offline}")`);
-      check(!/^\s*\*?Offline extractive answer/.test(info.answer), "the offline line is still in the answer body");
-      check(!info.stepsHidden && !info.stepsOpen && info.steps >= 5, `the research steps should be collapsed and listed (open ${info.stepsOpen}, ${info.steps} steps)`);
+      check(
+        keys.has(lme4),
+        `no citation of the lme4 paper (${lme4}) among ${[...keys].join(", ")}`,
+      );
+      check(
+        keys.has(brms),
+        `no citation of the brms paper (${brms}) among ${[...keys].join(", ")}`,
+      );
+      check(
+        /Offline model/.test(info.offline),
+        `no offline-model notice on an offline answer (notice: "${info.offline}")`,
+      );
+      check(
+        !/^\s*\*?Offline extractive answer/.test(info.answer),
+        "the offline line is still in the answer body",
+      );
+      check(
+        !info.stepsHidden && !info.stepsOpen && info.steps >= 5,
+        `the research steps should be collapsed and listed (open ${info.stepsOpen}, ${info.steps} steps)`,
+      );
       results.citations = info.citations.length;
       results.stepsHeadline = info.headline;
       await page.locator(lastAssistant).evaluate((b) => b.scrollIntoView({ block: "end" }));
@@ -289,15 +379,26 @@ async function main() {
 
     await step("click a citation: the PDF opens at the cited page", async () => {
       const lme4 = fixture.selected?.[0];
-      const link = page.locator(`${lastAssistant} >> a.zocrates-citation[data-item-key="${lme4}"]`).first();
+      const link = page
+        .locator(`${lastAssistant} >> a.zocrates-citation[data-item-key="${lme4}"]`)
+        .first();
       const page_ = Number(await link.getAttribute("data-page"));
       await link.click();
       await page.waitForFunction(() => window.zh.opened.length > 0);
-      const opened = await page.evaluate(() => ({ opened: window.zh.opened, reader: window.zh.readerOpens }));
+      const opened = await page.evaluate(() => ({
+        opened: window.zh.opened,
+        reader: window.zh.readerOpens,
+      }));
       const last = opened.opened.at(-1);
-      check(last.itemKey === lme4 && last.page === page_, `openCitation recorded ${JSON.stringify(last)}, expected (${lme4}, ${page_})`);
+      check(
+        last.itemKey === lme4 && last.page === page_,
+        `openCitation recorded ${JSON.stringify(last)}, expected (${lme4}, ${page_})`,
+      );
       const r = opened.reader.at(-1);
-      check(r && r.itemKey === lme4 && r.pageIndex === page_ - 1, `Zotero.Reader.open got ${JSON.stringify(r)}, expected pageIndex ${page_ - 1}`);
+      check(
+        r && r.itemKey === lme4 && r.pageIndex === page_ - 1,
+        `Zotero.Reader.open got ${JSON.stringify(r)}, expected pageIndex ${page_ - 1}`,
+      );
       results.citationOpened = last;
       await page.evaluate(() => window.zh.showLibrary());
     });
@@ -308,7 +409,10 @@ async function main() {
       const sent = Date.now();
       await ask(BROAD);
       await waitStatus(["paused", "completed"]);
-      check((await bubbleStatus()) === "paused", "the broad question did not pause at a checkpoint");
+      check(
+        (await bubbleStatus()) === "paused",
+        "the broad question did not pause at a checkpoint",
+      );
       results.checkpointMs = Date.now() - sent;
       const card = page.locator(`${lastAssistant} >> .hitl-checkpoint-card`);
       await card.waitFor({ state: "visible" });
@@ -320,9 +424,18 @@ async function main() {
         synth: c.querySelector('[data-action="synthesize"]').textContent,
       }));
       check(info.id === "interrupt_ext_1", `the card is for ${info.id}`);
-      check(info.gaps.some((g) => /photonic/i.test(g)), `the card's gaps do not name the photonic chips: ${info.gaps.join(" | ")}`);
-      check(/\+5 searches/.test(info.grant) || /\+5 calls/.test(info.grant), `the grant button does not say what it costs: ${info.grant}`);
-      check(/No more searching/.test(info.synth), `the synthesize button does not say what it means: ${info.synth}`);
+      check(
+        info.gaps.some((g) => /photonic/i.test(g)),
+        `the card's gaps do not name the photonic chips: ${info.gaps.join(" | ")}`,
+      );
+      check(
+        /\+5 searches/.test(info.grant) || /\+5 calls/.test(info.grant),
+        `the grant button does not say what it costs: ${info.grant}`,
+      );
+      check(
+        /No more searching/.test(info.synth),
+        `the synthesize button does not say what it means: ${info.synth}`,
+      );
       await textareaEnabled("while the checkpoint waits");
       results.card = info;
       await shot("checkpoint-card.png");
@@ -341,7 +454,9 @@ async function main() {
       const status = await waitStatus(["paused", "completed"], lastAssistant);
       let passes = 2;
       if (status === "paused") {
-        const second = await page.locator(`${lastAssistant} >> .hitl-checkpoint-card`).getAttribute("data-interrupt-id");
+        const second = await page
+          .locator(`${lastAssistant} >> .hitl-checkpoint-card`)
+          .getAttribute("data-interrupt-id");
         check(second === "interrupt_ext_2", `a second card for ${second}`);
         results.secondCard = true;
         await page.locator(`${lastAssistant} >> [data-action="synthesize"]`).click();
@@ -356,22 +471,41 @@ async function main() {
         citations: b.querySelectorAll("a.zocrates-citation").length,
         card: !!b.querySelector(".hitl-checkpoint-card"),
       }));
-      check(after.probe === "same-node" && after.id === pausedBubble, "the resumed answer went into a different bubble");
-      check((await page.locator(assistant).count()) === bubbles, "a new assistant bubble appeared for the resumed stream");
+      check(
+        after.probe === "same-node" && after.id === pausedBubble,
+        "the resumed answer went into a different bubble",
+      );
+      check(
+        (await page.locator(assistant).count()) === bubbles,
+        "a new assistant bubble appeared for the resumed stream",
+      );
       check(after.passes === passes, `the bubble has ${after.passes} passes, expected ${passes}`);
-      check(after.decisions.some((d) => d.includes("extension 1") && d.includes("photonic")), `the grant and its guidance are not in the steps: ${after.decisions.join(" | ")}`);
-      check(after.citations > 0 && !after.card, "the resumed answer has no citations, or the card is still there");
+      check(
+        after.decisions.some((d) => d.includes("extension 1") && d.includes("photonic")),
+        `the grant and its guidance are not in the steps: ${after.decisions.join(" | ")}`,
+      );
+      check(
+        after.citations > 0 && !after.card,
+        "the resumed answer has no citations, or the card is still there",
+      );
       results.resume = after;
       await page.locator(`${lastAssistant} >> .intermediate-steps-bubble > summary`).click();
-      await page.locator(`${lastAssistant} >> .zc-steps .step.decision`).first().scrollIntoViewIfNeeded();
+      await page
+        .locator(`${lastAssistant} >> .zc-steps .step.decision`)
+        .first()
+        .scrollIntoViewIfNeeded();
       await shot("resumed-same-bubble.png");
       await page.locator(`${lastAssistant} >> .intermediate-steps-bubble > summary`).click();
     });
 
     await step("a new paused turn with a collection scope and a pinned passage", async () => {
       // scope: the current collection; focal snippet: text selected in the reader
-      await page.evaluate(() => window.zh.openReader(window.zh.fixture.reader.itemKey, window.zh.fixture.reader.page));
-      const selected = await page.evaluate(() => window.zh.selectReaderText(window.zh.fixture.reader.selection));
+      await page.evaluate(() =>
+        window.zh.openReader(window.zh.fixture.reader.itemKey, window.zh.fixture.reader.page),
+      );
+      const selected = await page.evaluate(() =>
+        window.zh.selectReaderText(window.zh.fixture.reader.selection),
+      );
       check(selected, "could not select the reader text");
       await page.locator(`${pane} .zc-offer`).waitFor({ state: "visible" });
       await page.locator("#zw-ask-zocrates").click();
@@ -379,10 +513,16 @@ async function main() {
       await page.evaluate(() => window.zh.showLibrary());
       await page.locator(`${pane} .zc-seg[data-mode="collection"]`).click();
       const scope = (await state()).scope;
-      check(scope.mode === "collection" && scope.snippets.length === 1, `scope before sending: ${JSON.stringify(scope)}`);
+      check(
+        scope.mode === "collection" && scope.snippets.length === 1,
+        `scope before sending: ${JSON.stringify(scope)}`,
+      );
       await ask(PAUSED);
       await waitStatus(["paused", "completed"]);
-      check((await bubbleStatus()) === "paused", "the third question did not pause at a checkpoint");
+      check(
+        (await bubbleStatus()) === "paused",
+        "the third question did not pause at a checkpoint",
+      );
       // the gateway finishes the turn (lock, post-turn work) just after the stream ends
       let session = null;
       for (let k = 0; k < 50; k++) {
@@ -390,9 +530,15 @@ async function main() {
         if (session.pending_hitl) break;
         await page.waitForTimeout(200);
       }
-      check(session.pending_hitl && session.pending_hitl.interrupt_id === "interrupt_ext_1", "GET /sessions/{id} has no pending_hitl");
+      check(
+        session.pending_hitl && session.pending_hitl.interrupt_id === "interrupt_ext_1",
+        "GET /sessions/{id} has no pending_hitl",
+      );
       const user = session.messages.filter((m) => m.role === "user").at(-1);
-      check(user.context?.active_collection?.key === fixture.collection, `the turn's context lacks the collection: ${JSON.stringify(user.context)}`);
+      check(
+        user.context?.active_collection?.key === fixture.collection,
+        `the turn's context lacks the collection: ${JSON.stringify(user.context)}`,
+      );
       check(user.context?.snippets?.length === 1, "the turn's context lacks the pinned snippet");
       results.pausedInvocation = session.pending_hitl.invocation_id;
     });
@@ -401,7 +547,10 @@ async function main() {
       await ask("What is BOBYQA?");
       const text = await waitNotice("checkpoint_pending");
       check(/paused at a deep-research checkpoint/.test(text), `409 message: ${text}`);
-      check((await page.locator(textarea).inputValue()) === "What is BOBYQA?", "the refused question did not come back to the box");
+      check(
+        (await page.locator(textarea).inputValue()) === "What is BOBYQA?",
+        "the refused question did not come back to the box",
+      );
       await textareaEnabled("after a 409");
       await shot("error-409-checkpoint-pending.png");
       await page.locator(textarea).fill("");
@@ -424,16 +573,30 @@ async function main() {
 
     await step("rewind the paused turn: its prompt and scope come back", async () => {
       await page.locator(`${lastAssistant} >> .zc-discard`).click();
-      await page.waitForFunction((q) => document.querySelector(".zocrates-pane .zc-input").value === q, PAUSED);
+      await page.waitForFunction(
+        (q) => document.querySelector(".zocrates-pane .zc-input").value === q,
+        PAUSED,
+      );
       const s = await state();
-      check(s.scope.mode === "collection" && s.scope.collection?.key === fixture.collection, `the scope was not restored: ${JSON.stringify(s.scope)}`);
-      check(s.scope.snippets.length === 1 && /derivative-free/.test(s.scope.snippets[0].text), "the pinned passage was not restored");
-      const seg = await page.locator(`${pane} .zc-seg[aria-checked="true"]`).getAttribute("data-mode");
+      check(
+        s.scope.mode === "collection" && s.scope.collection?.key === fixture.collection,
+        `the scope was not restored: ${JSON.stringify(s.scope)}`,
+      );
+      check(
+        s.scope.snippets.length === 1 && /derivative-free/.test(s.scope.snippets[0].text),
+        "the pinned passage was not restored",
+      );
+      const seg = await page
+        .locator(`${pane} .zc-seg[aria-checked="true"]`)
+        .getAttribute("data-mode");
       check(seg === "collection", `the scope chooser shows ${seg}`);
       await page.locator(`${pane} .zocrates-snippet-chip`).waitFor({ state: "visible" });
       const session = (await api("GET", `/sessions/${results.sessionId}`)).session;
       check(!session.pending_hitl, "the session still has a pending checkpoint after the rewind");
-      check(!session.messages.some((m) => m.role === "user" && m.text === PAUSED), "the rewound question is still in the session");
+      check(
+        !session.messages.some((m) => m.role === "user" && m.text === PAUSED),
+        "the rewound question is still in the session",
+      );
       await textareaEnabled("after a rewind");
       await shot("rewound-prompt.png");
       await page.locator(textarea).fill("");
@@ -444,20 +607,34 @@ async function main() {
       const user = page.locator(`${pane} .zocrates-message.user`).first();
       await user.hover();
       await user.locator(".zc-edit").click();
-      check((await page.locator(textarea).inputValue()) === FOCUSED, "the edited question is not in the box");
-      const seg = await page.locator(`${pane} .zc-seg[aria-checked="true"]`).getAttribute("data-mode");
+      check(
+        (await page.locator(textarea).inputValue()) === FOCUSED,
+        "the edited question is not in the box",
+      );
+      const seg = await page
+        .locator(`${pane} .zc-seg[aria-checked="true"]`)
+        .getAttribute("data-mode");
       check(seg === "items", `editing restored scope ${seg}, expected the selected papers`);
       check(await page.locator(`${pane} .zc-editing`).isVisible(), "no editing banner");
       await page.locator(textarea).press("Escape");
-      check(!(await page.locator(`${pane} .zc-editing`).isVisible()), "Escape did not cancel the edit");
+      check(
+        !(await page.locator(`${pane} .zc-editing`).isVisible()),
+        "Escape did not cancel the edit",
+      );
     });
 
     await step("the gateway is down: an actionable message", async () => {
       control.down = true;
       await ask("Is anyone there?");
       const text = await waitNotice("gateway_down");
-      check(/Zocrates is not running: start it with `?make run/.test(text) || /not running/.test(text), `gateway-down message: ${text}`);
-      check((await page.locator(textarea).inputValue()) === "Is anyone there?", "the question was lost when the gateway was down");
+      check(
+        /Zocrates is not running: start it with `?make run/.test(text) || /not running/.test(text),
+        `gateway-down message: ${text}`,
+      );
+      check(
+        (await page.locator(textarea).inputValue()) === "Is anyone there?",
+        "the question was lost when the gateway was down",
+      );
       await shot("error-gateway-down.png");
       control.down = false;
       await page.locator(textarea).fill("");
@@ -468,7 +645,10 @@ async function main() {
       control.wrongToken = true;
       await page.evaluate(() => window.zh.controller.refreshSessions());
       const text = await waitNotice("unauthorized");
-      check(/wrong token/.test(text) && /gateway\.token/.test(text), `wrong-token message: ${text}`);
+      check(
+        /wrong token/.test(text) && /gateway\.token/.test(text),
+        `wrong-token message: ${text}`,
+      );
       control.wrongToken = false;
       await page.locator(`${pane} .zc-notice [data-action="retry"]`).click();
       await page.waitForFunction(() => !window.zh.controller.state.notice);
@@ -481,15 +661,32 @@ async function main() {
       await row.locator(".zc-rename").click();
       await page.locator(`${pane} .zc-rename-input`).fill("lmer optimizers and photonic chips");
       await page.locator(`${pane} .zc-rename-input`).press("Enter");
-      await page.waitForFunction(() => window.zh.controller.state.session.title === "lmer optimizers and photonic chips");
-      const listed = (await api("GET", "/sessions")).sessions.find((s) => s.id === results.sessionId);
-      check(listed.title === "lmer optimizers and photonic chips", `rename not saved: ${listed.title}`);
+      await page.waitForFunction(
+        () => window.zh.controller.state.session.title === "lmer optimizers and photonic chips",
+      );
+      const listed = (await api("GET", "/sessions")).sessions.find(
+        (s) => s.id === results.sessionId,
+      );
+      check(
+        listed.title === "lmer optimizers and photonic chips",
+        `rename not saved: ${listed.title}`,
+      );
       await page.locator(`${pane} .zc-new-chat`).click();
-      await page.waitForFunction((id) => window.zh.controller.state.session.id !== id, results.sessionId);
+      await page.waitForFunction(
+        (id) => window.zh.controller.state.session.id !== id,
+        results.sessionId,
+      );
       const second = (await state()).session.id;
       await page.locator(`${pane} .zc-title-btn`).click();
-      await page.locator(`${pane} .zc-session[data-session-id="${results.sessionId}"] .zc-session-title`).click();
-      await page.waitForFunction((id) => window.zh.controller.state.session.id === id && window.zh.controller.state.messages.length > 0, results.sessionId);
+      await page
+        .locator(`${pane} .zc-session[data-session-id="${results.sessionId}"] .zc-session-title`)
+        .click();
+      await page.waitForFunction(
+        (id) =>
+          window.zh.controller.state.session.id === id &&
+          window.zh.controller.state.messages.length > 0,
+        results.sessionId,
+      );
       const citations = await page.locator(`${pane} a.zocrates-citation`).count();
       check(citations > 0, "citations are not links in a chat reloaded from history");
       await page.locator(`${pane} .zc-title-btn`).click();
@@ -497,33 +694,61 @@ async function main() {
       await other.hover();
       await other.locator(".zc-delete").click();
       await page.locator(`${pane} .zc-session.zc-confirm .zc-danger`).click();
-      await page.waitForFunction((id) => !window.zh.controller.state.sessions.some((s) => s.id === id), second);
-      check(!(await api("GET", "/sessions")).sessions.some((s) => s.id === second), "the deleted session is still listed by the gateway");
-      await page.locator(`${pane} .zc-session[data-session-id="${results.sessionId}"]`).press("Escape");
-      check(await page.locator(`${pane} .zc-sessions`).isHidden(), "Escape did not close the chat list");
+      await page.waitForFunction(
+        (id) => !window.zh.controller.state.sessions.some((s) => s.id === id),
+        second,
+      );
+      check(
+        !(await api("GET", "/sessions")).sessions.some((s) => s.id === second),
+        "the deleted session is still listed by the gateway",
+      );
+      await page
+        .locator(`${pane} .zc-session[data-session-id="${results.sessionId}"]`)
+        .press("Escape");
+      check(
+        await page.locator(`${pane} .zc-sessions`).isHidden(),
+        "Escape did not close the chat list",
+      );
     });
 
     await step("preferences: settings, storage, Clean Up Now, library indexing", async () => {
       await page.evaluate(() => window.zh.openPrefs());
       const prefs = "#zocrates-prefs-root .zocrates-prefs";
-      await page.locator(`${prefs} [data-key="coordinator_model"] input`).waitFor({ state: "visible" });
-      check((await page.locator(`${prefs} [data-key="coordinator_model"] input`).inputValue()) === "offline", "the coordinator model is not shown");
+      await page
+        .locator(`${prefs} [data-key="coordinator_model"] input`)
+        .waitFor({ state: "visible" });
+      check(
+        (await page.locator(`${prefs} [data-key="coordinator_model"] input`).inputValue()) ===
+          "offline",
+        "the coordinator model is not shown",
+      );
       await page.locator(`${prefs} .zc-conn-status[data-kind="ok"]`).waitFor();
-      await page.waitForFunction(() => /Database/.test(document.querySelector("#zocrates-storage-stats")?.textContent || ""));
+      await page.waitForFunction(() =>
+        /Database/.test(document.querySelector("#zocrates-storage-stats")?.textContent || ""),
+      );
       // a setting saved through PUT /config
       const max = page.locator(`${prefs} [data-key="max_saved_sessions"] input`);
       await max.fill("50");
       await max.press("Enter");
-      await page.locator(`${prefs} [data-key="max_saved_sessions"] .zc-pref-status[data-kind="ok"]`).waitFor();
-      check((await api("GET", "/config")).config.max_saved_sessions === 50, "max_saved_sessions was not saved");
+      await page
+        .locator(`${prefs} [data-key="max_saved_sessions"] .zc-pref-status[data-kind="ok"]`)
+        .waitFor();
+      check(
+        (await api("GET", "/config")).config.max_saved_sessions === 50,
+        "max_saved_sessions was not saved",
+      );
       // a value the form refuses, with a sentence next to the field
       const days = page.locator(`${prefs} [data-key="session_retention_days"] input`);
       await days.fill("-3");
       await days.press("Enter");
-      await page.locator(`${prefs} [data-key="session_retention_days"] .zc-pref-status[data-kind="error"]`).waitFor();
+      await page
+        .locator(`${prefs} [data-key="session_retention_days"] .zc-pref-status[data-kind="error"]`)
+        .waitFor();
       await days.fill("180");
       await days.press("Enter");
-      await page.locator(`${prefs} [data-key="session_retention_days"] .zc-pref-status[data-kind="ok"]`).waitFor();
+      await page
+        .locator(`${prefs} [data-key="session_retention_days"] .zc-pref-status[data-kind="ok"]`)
+        .waitFor();
       // Clean Up Now with live feedback
       await page.locator("#zocrates-pref-clean-up").click();
       await page.locator(`${prefs} .zc-clean-status[data-kind="ok"]`).waitFor({ timeout: 60000 });
@@ -535,11 +760,21 @@ async function main() {
       };
       const hold = control.holdAfter(1, { pathPrefix: "/gateway/library/sync", match: midway });
       await page.locator("#zocrates-sync").click();
-      const finished = page.locator(`${prefs} .zc-sync-status[data-kind="ok"]`).waitFor({ timeout: 180000 }).then(() => false);
+      const finished = page
+        .locator(`${prefs} .zc-sync-status[data-kind="ok"]`)
+        .waitFor({ timeout: 180000 })
+        .then(() => false);
       const reached = await Promise.race([hold.reached.then(() => true), finished]);
       if (reached) {
-        await page.waitForFunction(() => /Indexing: /.test(document.querySelector("#zocrates-progress-keyword .zc-progress-label")?.textContent || ""));
-        const bar = await page.locator(`${prefs} #zocrates-progress-keyword .zc-progress`).getAttribute("aria-valuenow");
+        await page.waitForFunction(() =>
+          /Indexing: /.test(
+            document.querySelector("#zocrates-progress-keyword .zc-progress-label")?.textContent ||
+              "",
+          ),
+        );
+        const bar = await page
+          .locator(`${prefs} #zocrates-progress-keyword .zc-progress`)
+          .getAttribute("aria-valuenow");
         check(bar !== null, "the progress bar has no value while indexing");
         await page.locator("#zocrates-library-status").scrollIntoViewIfNeeded();
         await shot("preferences-indexing.png");
@@ -550,12 +785,29 @@ async function main() {
         results.syncProgressShown = false;
       }
       // the keyword phase ends ("searchable"), the embedding bar follows to the end ("done")
-      await page.locator(`${prefs} .zc-sync-status[data-kind="ok"]`, { hasText: /^indexed \d+ new/ }).waitFor({ timeout: 180000 });
+      await page
+        .locator(`${prefs} .zc-sync-status[data-kind="ok"]`, { hasText: /^indexed \d+ new/ })
+        .waitFor({ timeout: 180000 });
       results.sync = await page.locator(`${prefs} .zc-sync-status`).innerText();
-      check((await page.locator(`${prefs} #zocrates-progress-keyword .zc-progress`).getAttribute("aria-valuenow")) === "100", "the keyword bar did not reach 100%");
-      results.embeddingBar = await page.locator(`${prefs} #zocrates-progress-embedding .zc-progress-label`).innerText();
-      check(/Meaning search ready/.test(results.embeddingBar), `the embedding bar did not finish: ${results.embeddingBar}`);
-      check((await page.locator(`${prefs} #zocrates-progress-embedding .zc-progress`).getAttribute("aria-valuenow")) === "100", "the embedding bar did not reach 100%");
+      check(
+        (await page
+          .locator(`${prefs} #zocrates-progress-keyword .zc-progress`)
+          .getAttribute("aria-valuenow")) === "100",
+        "the keyword bar did not reach 100%",
+      );
+      results.embeddingBar = await page
+        .locator(`${prefs} #zocrates-progress-embedding .zc-progress-label`)
+        .innerText();
+      check(
+        /Meaning search ready/.test(results.embeddingBar),
+        `the embedding bar did not finish: ${results.embeddingBar}`,
+      );
+      check(
+        (await page
+          .locator(`${prefs} #zocrates-progress-embedding .zc-progress`)
+          .getAttribute("aria-valuenow")) === "100",
+        "the embedding bar did not reach 100%",
+      );
       // the whole settings page in one tall image
       const tall = await page.evaluate(() => document.querySelector(".zw-prefs-main").scrollHeight);
       await page.setViewportSize({ width: 1360, height: Math.ceil((tall + 40) / 0.94) });
@@ -573,7 +825,10 @@ async function main() {
     });
 
     await step("the question box was never disabled", async () => {
-      check(disabledSeen.length === 0, `the question box was disabled ${disabledSeen.length} time(s)`);
+      check(
+        disabledSeen.length === 0,
+        `the question box was disabled ${disabledSeen.length} time(s)`,
+      );
     });
   } catch (err) {
     const failure = path.join(args.artifacts, "failure.png");
@@ -582,23 +837,54 @@ async function main() {
     console.error(`\nUI test failed at step "${current}": ${err.message}`);
     if (!(err instanceof StepError)) console.error(err.stack);
     console.error(`screenshot: ${failure}`);
-    const zlog = await page.evaluate(() => (window.zh ? window.zh.log.slice(-15) : [])).catch(() => []);
-    if (zlog.length) console.error(`plugin log (last ${zlog.length} lines):\n  ${zlog.join("\n  ")}`);
+    const zlog = await page
+      .evaluate(() => (window.zh ? window.zh.log.slice(-15) : []))
+      .catch(() => []);
+    if (zlog.length)
+      console.error(`plugin log (last ${zlog.length} lines):\n  ${zlog.join("\n  ")}`);
     const tail = consoleLines.slice(-25);
-    if (tail.length) console.error(`browser console (last ${tail.length} lines):\n  ${tail.join("\n  ")}`);
-    writeFileSync(path.join(args.artifacts, "report.json"), JSON.stringify({ ok: false, failedStep: current, error: err.message, steps, results, console: consoleLines }, null, 2));
+    if (tail.length)
+      console.error(`browser console (last ${tail.length} lines):\n  ${tail.join("\n  ")}`);
+    writeFileSync(
+      path.join(args.artifacts, "report.json"),
+      JSON.stringify(
+        {
+          ok: false,
+          failedStep: current,
+          error: err.message,
+          steps,
+          results,
+          console: consoleLines,
+        },
+        null,
+        2,
+      ),
+    );
     await browser.close();
     await server.close();
     process.exit(1);
   }
 
   const total = Date.now() - started;
-  writeFileSync(path.join(args.artifacts, "report.json"), JSON.stringify({ ok: true, totalMs: total, steps, results, screenshots: shots.map((f) => path.basename(f)) }, null, 2));
+  writeFileSync(
+    path.join(args.artifacts, "report.json"),
+    JSON.stringify(
+      { ok: true, totalMs: total, steps, results, screenshots: shots.map((f) => path.basename(f)) },
+      null,
+      2,
+    ),
+  );
   await browser.close();
   await server.close();
-  console.log(`\nUI test passed in ${(total / 1000).toFixed(1)} s; ${shots.length} screenshots in ${args.artifacts}`);
-  console.log(`  first answer chunk after ${results.firstChunkMs} ms, answer complete after ${results.answerMs} ms, checkpoint after ${results.checkpointMs} ms`);
-  console.log(`  renders: ${results.renderStats?.renders} for ${results.renderStats?.changes} state changes (${results.renderStats?.streamChanges} streamed)`);
+  console.log(
+    `\nUI test passed in ${(total / 1000).toFixed(1)} s; ${shots.length} screenshots in ${args.artifacts}`,
+  );
+  console.log(
+    `  first answer chunk after ${results.firstChunkMs} ms, answer complete after ${results.answerMs} ms, checkpoint after ${results.checkpointMs} ms`,
+  );
+  console.log(
+    `  renders: ${results.renderStats?.renders} for ${results.renderStats?.changes} state changes (${results.renderStats?.streamChanges} streamed)`,
+  );
   process.exit(0);
 }
 
@@ -606,4 +892,3 @@ main().catch((err) => {
   console.error(`run.mjs: ${err?.stack || err}`);
   process.exit(1);
 });
-

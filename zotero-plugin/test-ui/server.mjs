@@ -23,7 +23,20 @@ const STATIC = {
   "/addon/content/sidebar.css": ["addon/content/sidebar.css", "text/css; charset=utf-8"],
 };
 
-const HOP_BY_HOP = ["host", "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te", "trailer", "origin", "referer", "cookie", "accept-encoding"];
+const HOP_BY_HOP = [
+  "host",
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "transfer-encoding",
+  "upgrade",
+  "te",
+  "trailer",
+  "origin",
+  "referer",
+  "cookie",
+  "accept-encoding",
+];
 
 /** Bundle the harness from the plugin's sources (in memory). */
 export async function bundleHarness() {
@@ -58,7 +71,13 @@ export function createControl() {
      * Pause the next SSE stream of `pathPrefix` once `count` frames matching `match` went
      * through. Returns {reached: Promise, release()}.
      */
-    holdAfter(count, { pathPrefix = "/gateway/chat", match = (f) => /"partial": true/.test(f) && /"kind": "answer"/.test(f) } = {}) {
+    holdAfter(
+      count,
+      {
+        pathPrefix = "/gateway/chat",
+        match = (f) => /"partial": true/.test(f) && /"kind": "answer"/.test(f),
+      } = {},
+    ) {
       const reached = deferred();
       const released = deferred();
       control._hold = { count, pathPrefix, match, seen: 0, reached, released };
@@ -118,7 +137,8 @@ function proxy(req, res, gateway, control) {
   for (const [k, v] of Object.entries(req.headers)) if (!HOP_BY_HOP.includes(k)) headers[k] = v;
   headers["accept-encoding"] = "identity";
   // A gateway that does not accept the token the plugin holds (restarted with another one).
-  if (control.wrongToken && headers.authorization) headers.authorization = "Bearer not-the-gateway-token";
+  if (control.wrongToken && headers.authorization)
+    headers.authorization = "Bearer not-the-gateway-token";
   const upstream = http.request(target, { method: req.method, headers, agent: false }, (up) => {
     const sse = String(up.headers["content-type"] || "").includes("text/event-stream");
     const out = { ...up.headers };
@@ -151,9 +171,13 @@ export async function startServer({ gateway, readToken, fixture, bundle, control
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, "http://harness");
     try {
-      if (url.pathname.startsWith("/gateway/") || url.pathname === "/gateway") return proxy(req, res, gateway, control);
+      if (url.pathname.startsWith("/gateway/") || url.pathname === "/gateway")
+        return proxy(req, res, gateway, control);
       if (url.pathname === "/build/harness.js") {
-        res.writeHead(200, { "content-type": "text/javascript; charset=utf-8", "cache-control": "no-store" });
+        res.writeHead(200, {
+          "content-type": "text/javascript; charset=utf-8",
+          "cache-control": "no-store",
+        });
         return res.end(bundle);
       }
       if (url.pathname === "/harness/token") {
@@ -183,5 +207,13 @@ export async function startServer({ gateway, readToken, fixture, bundle, control
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address();
-  return { server, url: `http://127.0.0.1:${port}`, close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(() => r()); }) };
+  return {
+    server,
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections?.();
+        server.close(() => r());
+      }),
+  };
 }

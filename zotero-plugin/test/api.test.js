@@ -19,7 +19,12 @@ function fakeFetch(handler) {
 
 function client(handler, extra = {}) {
   const f = fakeFetch(handler);
-  const c = createClient({ fetch: f.fetch, getToken: async () => "tok-1", tokenPath: TOKEN_PATH, ...extra });
+  const c = createClient({
+    fetch: f.fetch,
+    getToken: async () => "tok-1",
+    tokenPath: TOKEN_PATH,
+    ...extra,
+  });
   return { c, calls: f.calls };
 }
 
@@ -31,7 +36,9 @@ async function collect(iterator) {
 
 describe("requests", () => {
   test("sends the bearer token, JSON bodies, and returns the payload", async () => {
-    const { c, calls } = client(() => jsonResponse({ status: "success", session: { id: "s1", title: "T" } }, 201));
+    const { c, calls } = client(() =>
+      jsonResponse({ status: "success", session: { id: "s1", title: "T" } }, 201),
+    );
     const session = await c.createSession("T");
     assert.deepEqual(session, { id: "s1", title: "T" });
     assert.equal(calls[0].url, "http://127.0.0.1:8765/sessions");
@@ -42,8 +49,14 @@ describe("requests", () => {
   });
 
   test("every route hits the gateway's path and method", async () => {
-    const { c, calls } = client((url) =>
-      jsonResponse({ status: "success", sessions: [], session: { id: "x" }, config: { a: 1 }, size_bytes: 1 }),
+    const { c, calls } = client(() =>
+      jsonResponse({
+        status: "success",
+        sessions: [],
+        session: { id: "x" },
+        config: { a: 1 },
+        size_bytes: 1,
+      }),
     );
     await c.listSessions();
     await c.getSession("s/1");
@@ -82,7 +95,9 @@ describe("requests", () => {
   });
 
   test("storage stats and config come back without the status field", async () => {
-    const { c } = client(() => jsonResponse({ status: "success", size_bytes: 4096, session_count: 3 }));
+    const { c } = client(() =>
+      jsonResponse({ status: "success", size_bytes: 4096, session_count: 3 }),
+    );
     assert.deepEqual(await c.storageStats(), { size_bytes: 4096, session_count: 3 });
   });
 
@@ -129,12 +144,18 @@ describe("errors", () => {
 
   test("401 names the token file", async () => {
     const { c } = client(() =>
-      jsonResponse({ status: "error", code: "unauthorized", message: "Missing or wrong bearer token." }, 401),
+      jsonResponse(
+        { status: "error", code: "unauthorized", message: "Missing or wrong bearer token." },
+        401,
+      ),
     );
     const err = await c.listSessions().catch((e) => e);
     assert.equal(err.code, Codes.UNAUTHORIZED);
     assert.equal(err.status, 401);
-    assert.match(err.message, /wrong token: the plugin reads \/home\/me\/Zotero\/zocrates-data\/gateway\.token/);
+    assert.match(
+      err.message,
+      /wrong token: the plugin reads \/home\/me\/Zotero\/zocrates-data\/gateway\.token/,
+    );
     assert.equal(err.serverMessage, "Missing or wrong bearer token.");
   });
 
@@ -169,7 +190,10 @@ describe("errors", () => {
     });
     const err = await c.listSessions().catch((e) => e);
     assert.equal(err.code, Codes.TOKEN_MISSING);
-    assert.match(err.message, /No gateway token at \/home\/me\/Zotero\/zocrates-data\/gateway\.token/);
+    assert.match(
+      err.message,
+      /No gateway token at \/home\/me\/Zotero\/zocrates-data\/gateway\.token/,
+    );
     const empty = createClient({ fetch: async () => jsonResponse({}), getToken: () => "  " });
     assert.equal((await empty.listSessions().catch((e) => e)).code, Codes.TOKEN_MISSING);
   });
@@ -180,7 +204,9 @@ describe("errors", () => {
     ["stale_interrupt", /already answered or discarded/],
   ]) {
     test(`409 ${code} has its own message`, async () => {
-      const { c } = client(() => jsonResponse({ status: "error", code, message: "server words" }, 409));
+      const { c } = client(() =>
+        jsonResponse({ status: "error", code, message: "server words" }, 409),
+      );
       const err = await c.chat({ session_id: SESSION_ID, prompt: "q" }).catch((e) => e);
       assert.equal(err.code, code);
       assert.equal(err.status, 409);
@@ -192,7 +218,10 @@ describe("errors", () => {
 
   test("other gateway errors keep the server's message", async () => {
     const { c } = client(() =>
-      jsonResponse({ status: "error", code: "sessions_unavailable", message: "The sessions service is down." }, 503),
+      jsonResponse(
+        { status: "error", code: "sessions_unavailable", message: "The sessions service is down." },
+        503,
+      ),
     );
     const err = await c.getSession("s").catch((e) => e);
     assert.equal(err.code, "sessions_unavailable");
@@ -212,7 +241,10 @@ describe("errors", () => {
   });
 
   test("403 Host check explains the local-only rule", () => {
-    assert.match(describeError({ code: "host_not_allowed", status: 403 }), /only answers local requests/);
+    assert.match(
+      describeError({ code: "host_not_allowed", status: 403 }),
+      /only answers local requests/,
+    );
   });
 
   test("an abort is passed through as AbortError", async () => {
@@ -239,8 +271,12 @@ describe("streams", () => {
   });
 
   test("resume posts to /chat/resume", async () => {
-    const { c, calls } = client(() => sseResponse([{ event: "done", data: { status: "completed" } }]));
-    const got = await collect(await c.resume({ session_id: "s", invocation_id: "i", interrupt_id: "x" }));
+    const { c, calls } = client(() =>
+      sseResponse([{ event: "done", data: { status: "completed" } }]),
+    );
+    const got = await collect(
+      await c.resume({ session_id: "s", invocation_id: "i", interrupt_id: "x" }),
+    );
     assert.equal(calls[0].url, "http://127.0.0.1:8765/chat/resume");
     assert.deepEqual(got, [{ event: "done", data: { status: "completed" } }]);
   });
@@ -260,7 +296,10 @@ describe("streams", () => {
       let n = 0;
       const body = new ReadableStream({
         pull(controller) {
-          if (n++ === 0) controller.enqueue(new TextEncoder().encode('event: message\ndata: {"kind":"step","parts":[]}\n\n'));
+          if (n++ === 0)
+            controller.enqueue(
+              new TextEncoder().encode('event: message\ndata: {"kind":"step","parts":[]}\n\n'),
+            );
           else controller.error(new TypeError("network error"));
         },
       });
@@ -279,7 +318,10 @@ describe("streams", () => {
       let n = 0;
       const body = new ReadableStream({
         pull(controller) {
-          if (n++ === 0) controller.enqueue(new TextEncoder().encode('event: message\ndata: {"kind":"step","parts":[]}\n\n'));
+          if (n++ === 0)
+            controller.enqueue(
+              new TextEncoder().encode('event: message\ndata: {"kind":"step","parts":[]}\n\n'),
+            );
           else controller.error(new DOMException("The operation was aborted.", "AbortError"));
         },
       });
@@ -295,7 +337,12 @@ describe("streams", () => {
 
   test("server error events get a display message", async () => {
     const { c } = client(() =>
-      sseResponse([{ event: "error", data: { status: "error", code: "lock_lost", message: "The lock was lost." } }]),
+      sseResponse([
+        {
+          event: "error",
+          data: { status: "error", code: "lock_lost", message: "The lock was lost." },
+        },
+      ]),
     );
     const got = await collect(await c.chat({ session_id: "s", prompt: "q" }));
     assert.equal(got.length, 1);
@@ -307,7 +354,10 @@ describe("streams", () => {
     const { c } = client(() =>
       jsonResponse({ status: "error", code: "checkpoint_pending", message: "waiting" }, 409),
     );
-    await assert.rejects(() => c.chat({ session_id: "s", prompt: "q" }), (e) => e.code === "checkpoint_pending");
+    await assert.rejects(
+      () => c.chat({ session_id: "s", prompt: "q" }),
+      (e) => e.code === "checkpoint_pending",
+    );
   });
 
   test("library sync streams progress then done", async () => {
@@ -350,16 +400,25 @@ describe("streams", () => {
     });
     await new Promise((r) => server.listen(0, "127.0.0.1", r));
     try {
-      const c = createClient({ fetch, getToken: () => "secret", baseURL: `http://127.0.0.1:${server.address().port}` });
+      const c = createClient({
+        fetch,
+        getToken: () => "secret",
+        baseURL: `http://127.0.0.1:${server.address().port}`,
+      });
       const got = await collect(await c.chat({ session_id: "s", prompt: "q" }));
       assert.deepEqual(got, want);
       assert.deepEqual(
         got.map((e) => e.event),
         ["message", "message", "message", "message", "message", "request_input", "done"],
       );
-      const err = await c.resume({ session_id: "s", invocation_id: "i", interrupt_id: "x" }).catch((e) => e);
+      const err = await c
+        .resume({ session_id: "s", invocation_id: "i", interrupt_id: "x" })
+        .catch((e) => e);
       assert.equal(err.code, "stale_interrupt");
-      assert.deepEqual(seen.map((s) => s.auth), ["Bearer secret", "Bearer secret"]);
+      assert.deepEqual(
+        seen.map((s) => s.auth),
+        ["Bearer secret", "Bearer secret"],
+      );
     } finally {
       await new Promise((r) => server.close(r));
     }

@@ -27,13 +27,24 @@ describe("zip writer", () => {
     assert.deepEqual(files.get("a/big.txt"), big);
     assert.deepEqual(files.get("tiny.bin"), tiny);
     assert.ok(zip.length < big.length / 10, "compressed");
-    assert.deepEqual(createZip([{ name: "x", data: "1" }]), createZip([{ name: "x", data: "1" }]), "reproducible");
+    assert.deepEqual(
+      createZip([{ name: "x", data: "1" }]),
+      createZip([{ name: "x", data: "1" }]),
+      "reproducible",
+    );
   });
 
   test("refuses unsafe and duplicate names", () => {
     assert.throws(() => createZip([{ name: "../x", data: "" }]), /bad zip entry/);
     assert.throws(() => createZip([{ name: "/abs", data: "" }]), /bad zip entry/);
-    assert.throws(() => createZip([{ name: "x", data: "" }, { name: "x", data: "" }]), /duplicate/);
+    assert.throws(
+      () =>
+        createZip([
+          { name: "x", data: "" },
+          { name: "x", data: "" },
+        ]),
+      /duplicate/,
+    );
   });
 });
 
@@ -89,7 +100,9 @@ describe("the built .xpi", () => {
       fetchCalls.push({ url, body: JSON.parse(init.body) });
       return jsonResponse({ status: "success", zotero_data_dir: "/home/me/Zotero" });
     };
-    const { IOUtils, PathUtils } = fakeFiles({ "/home/me/Zotero/zocrates-data/gateway.token": "tok" });
+    const { IOUtils, PathUtils } = fakeFiles({
+      "/home/me/Zotero/zocrates-data/gateway.token": "tok",
+    });
     let registered = null;
     let destructed = false;
     const loaded = [];
@@ -129,15 +142,29 @@ describe("the built .xpi", () => {
     await sandbox.startup({ id: "zocrates@zocrates.dev", version: pkg.version, rootURI }, 1);
 
     assert.deepEqual(loaded, [`${rootURI}content/scripts/zocrates.js`]);
-    assert.deepEqual(JSON.parse(JSON.stringify(registered.entries)), [["content", "zocrates", `${rootURI}content/`]]);
+    assert.deepEqual(JSON.parse(JSON.stringify(registered.entries)), [
+      ["content", "zocrates", `${rootURI}content/`],
+    ]);
     const plugin = z.Zotero.Zocrates;
     assert.ok(plugin, "Zotero.Zocrates is set");
     assert.equal(plugin.data.initialized, true);
     assert.equal(plugin.data.version, pkg.version);
-    assert.deepEqual(Object.keys(plugin.lib).sort(), ["api", "card", "citations", "errors", "markdown", "messages", "scope", "sse", "throttle"]);
+    assert.deepEqual(Object.keys(plugin.lib).sort(), [
+      "api",
+      "card",
+      "citations",
+      "errors",
+      "markdown",
+      "messages",
+      "scope",
+      "sse",
+      "throttle",
+    ]);
     assert.equal(z.panes[0].src, `${rootURI}content/preferences.xhtml`);
     await plugin.data.registering;
-    assert.deepEqual(fetchCalls, [{ url: "http://127.0.0.1:8765/register", body: { zotero_data_dir: "/home/me/Zotero" } }]);
+    assert.deepEqual(fetchCalls, [
+      { url: "http://127.0.0.1:8765/register", body: { zotero_data_dir: "/home/me/Zotero" } },
+    ]);
     const win = z.windows[0];
     assert.ok(win.document.getElementById("zocrates-stylesheet"), "the open window was set up");
 
@@ -147,7 +174,9 @@ describe("the built .xpi", () => {
     assert.ok(win.document.getElementById("zocrates-stylesheet"));
 
     // the bundled pure modules work inside the sandbox too
-    const tree = plugin.lib.markdown.parseMarkdown("**hi** [1]", { citations: [{ n: 1, item_key: "ABCD2345", page: 2 }] });
+    const tree = plugin.lib.markdown.parseMarkdown("**hi** [1]", {
+      citations: [{ n: 1, item_key: "ABCD2345", page: 2 }],
+    });
     assert.equal(tree[0].children[2].type, "citation");
 
     await sandbox.shutdown({ id: "zocrates@zocrates.dev" }, 4);

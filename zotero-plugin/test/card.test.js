@@ -29,7 +29,10 @@ describe("checkpoint card model", () => {
     assert.match(card.guidance.placeholder, /Steer the search/);
     assert.equal(card.trigger, "gaps");
     assert.equal(card.triggerText, "The search left parts of the question without evidence.");
-    assert.equal(card.statsText, "6 passages found with 10 of 10 searches and 5,200 of 7,500 words.");
+    assert.equal(
+      card.statsText,
+      "6 passages found with 10 of 10 searches and 5,200 of 7,500 words.",
+    );
     assert.deepEqual(card.nextCeilings, { budget: 15, wordCeiling: 11250, maxChunks: 20 });
   });
 
@@ -60,7 +63,11 @@ describe("checkpoint card model", () => {
   });
 
   test("a sparse or odd payload does not throw", () => {
-    const card = buildCardModel({ interrupt_id: "x", invocation_id: "i", payload: { gaps: ["a", "", 3], trigger: "weird" } });
+    const card = buildCardModel({
+      interrupt_id: "x",
+      invocation_id: "i",
+      payload: { gaps: ["a", "", 3], trigger: "weird" },
+    });
     assert.deepEqual(card.gaps, ["a", "3"]);
     assert.equal(card.trigger, "gaps");
     assert.equal(card.primary.disabled, true);
@@ -83,12 +90,20 @@ describe("resume body", () => {
   const card = buildCardModel(requestInput);
 
   test("grant with guidance", () => {
-    assert.deepEqual(resumeBody({ sessionId: SESSION_ID, card, action: ACTIONS.EXTEND, guidance: "  Focus on Table 3. " }), {
-      session_id: SESSION_ID,
-      invocation_id: INVOCATION,
-      interrupt_id: "interrupt_ext_1",
-      response: { action: "extend_budget", guidance: "Focus on Table 3." },
-    });
+    assert.deepEqual(
+      resumeBody({
+        sessionId: SESSION_ID,
+        card,
+        action: ACTIONS.EXTEND,
+        guidance: "  Focus on Table 3. ",
+      }),
+      {
+        session_id: SESSION_ID,
+        invocation_id: INVOCATION,
+        interrupt_id: "interrupt_ext_1",
+        response: { action: "extend_budget", guidance: "Focus on Table 3." },
+      },
+    );
   });
 
   test("synthesize without guidance sends null", () => {
@@ -101,9 +116,18 @@ describe("resume body", () => {
   test("bad input is refused before anything is sent", () => {
     assert.throws(() => resumeBody({ sessionId: SESSION_ID, card, action: "cancel" }), RangeError);
     assert.throws(() => resumeBody({ sessionId: "", card, action: "synthesize" }), TypeError);
-    assert.throws(() => resumeBody({ sessionId: SESSION_ID, card: {}, action: "synthesize" }), TypeError);
     assert.throws(
-      () => resumeBody({ sessionId: SESSION_ID, card, action: "synthesize", guidance: "x".repeat(GUIDANCE_MAX + 1) }),
+      () => resumeBody({ sessionId: SESSION_ID, card: {}, action: "synthesize" }),
+      TypeError,
+    );
+    assert.throws(
+      () =>
+        resumeBody({
+          sessionId: SESSION_ID,
+          card,
+          action: "synthesize",
+          guidance: "x".repeat(GUIDANCE_MAX + 1),
+        }),
       /at most 2000/,
     );
   });

@@ -59,7 +59,11 @@ export function fakeWindow() {
   return win;
 }
 
-export function fakeZotero({ windows = [fakeWindow()], prefs = {}, dataDir = "/home/me/Zotero" } = {}) {
+export function fakeZotero({
+  windows = [fakeWindow()],
+  prefs = {},
+  dataDir = "/home/me/Zotero",
+} = {}) {
   const log = [];
   const panes = [];
   const store = { "extensions.zocrates.gatewayURL": "http://127.0.0.1:8765", ...prefs };

@@ -24,7 +24,12 @@ export const PAYLOAD = {
 
 export const CITATIONS = [
   { n: 1, item_key: "ABCD2345", title: "Fitting Linear Mixed-Effects Models Using lme4", page: 3 },
-  { n: 2, item_key: "BRMS7890", title: "brms: An R Package for Bayesian Multilevel Models", page: 5 },
+  {
+    n: 2,
+    item_key: "BRMS7890",
+    title: "brms: An R Package for Bayesian Multilevel Models",
+    page: 5,
+  },
 ];
 
 let seq = 0;
@@ -44,8 +49,18 @@ export function chatStreamPaused() {
       kind: "step",
       parts: [{ function_call: { name: "search_library", args: { request: PAYLOAD.request } } }],
     }),
-    msg({ author: "search_subagent", kind: "thought", partial: true, parts: [{ text: "Look for lme4", thought: true }] }),
-    msg({ author: "search_subagent", kind: "thought", partial: true, parts: [{ text: " optimizers.", thought: true }] }),
+    msg({
+      author: "search_subagent",
+      kind: "thought",
+      partial: true,
+      parts: [{ text: "Look for lme4", thought: true }],
+    }),
+    msg({
+      author: "search_subagent",
+      kind: "thought",
+      partial: true,
+      parts: [{ text: " optimizers.", thought: true }],
+    }),
     msg({
       author: "search_subagent",
       kind: "thought",
@@ -80,7 +95,13 @@ export function chatStreamPaused() {
     },
     {
       event: "done",
-      data: { status: "paused", invocation_id: INVOCATION, session_id: SESSION_ID, answer: "", citations: [] },
+      data: {
+        status: "paused",
+        invocation_id: INVOCATION,
+        session_id: SESSION_ID,
+        answer: "",
+        citations: [],
+      },
     },
   ];
 }
@@ -97,16 +118,42 @@ export function resumeStreamCompleted() {
     msg({
       author: "search_subagent",
       kind: "step",
-      parts: [{ function_call: { name: "read_document", args: { item_key: "BRMS7890", start_page: 5 } } }],
+      parts: [
+        { function_call: { name: "read_document", args: { item_key: "BRMS7890", start_page: 5 } } },
+      ],
     }),
     msg({
       author: "search_subagent",
       kind: "step",
-      parts: [{ function_response: { name: "read_document", status: "success", pages: [5, 6], title: "brms" } }],
+      parts: [
+        {
+          function_response: {
+            name: "read_document",
+            status: "success",
+            pages: [5, 6],
+            title: "brms",
+          },
+        },
+      ],
     }),
-    msg({ author: "synthesizer", kind: "answer", partial: true, parts: [{ text: ANSWER.slice(0, 20), thought: false }] }),
-    msg({ author: "synthesizer", kind: "answer", partial: true, parts: [{ text: ANSWER.slice(20, half), thought: false }] }),
-    msg({ author: "synthesizer", kind: "answer", partial: true, parts: [{ text: ANSWER.slice(half), thought: false }] }),
+    msg({
+      author: "synthesizer",
+      kind: "answer",
+      partial: true,
+      parts: [{ text: ANSWER.slice(0, 20), thought: false }],
+    }),
+    msg({
+      author: "synthesizer",
+      kind: "answer",
+      partial: true,
+      parts: [{ text: ANSWER.slice(20, half), thought: false }],
+    }),
+    msg({
+      author: "synthesizer",
+      kind: "answer",
+      partial: true,
+      parts: [{ text: ANSWER.slice(half), thought: false }],
+    }),
     msg({ author: "synthesizer", kind: "answer", parts: [{ text: ANSWER, thought: false }] }),
     msg({
       author: "coordinator",
@@ -146,7 +193,9 @@ export function pausedSession() {
         context: {
           active_context_items: [{ item_key: "ABCD2345", title: "lme4" }],
           active_collection: null,
-          snippets: [{ text: "bobyqa is the default", item_key: "ABCD2345", page: 3, title: "lme4" }],
+          snippets: [
+            { text: "bobyqa is the default", item_key: "ABCD2345", page: 3, title: "lme4" },
+          ],
         },
       },
       {
@@ -218,5 +267,8 @@ export function sseResponse(events, { size = 7, status = 200, raw } = {}) {
 }
 
 export function jsonResponse(body, status = 200) {
-  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json" },
+  });
 }

@@ -60,9 +60,19 @@ describe("the Zotero app behind the hooks", () => {
       fetch ??
       (async (url, init) => {
         calls.push({ url, init, body: init.body && JSON.parse(init.body) });
-        return jsonResponse({ status: "success", zotero_data_dir: "/home/me/Zotero", changed: false });
+        return jsonResponse({
+          status: "success",
+          zotero_data_dir: "/home/me/Zotero",
+          changed: false,
+        });
       });
-    const app = createApp({ Zotero: z.Zotero, rootURI: "jar:file:///p/zocrates.xpi!/", fetch: fetchImpl, ...fakeFiles(files), version: "0.1.0" });
+    const app = createApp({
+      Zotero: z.Zotero,
+      rootURI: "jar:file:///p/zocrates.xpi!/",
+      fetch: fetchImpl,
+      ...fakeFiles(files),
+      version: "0.1.0",
+    });
     z.Zotero.Zocrates = { app };
     return { z, app, calls, hooks: createHooks(app) };
   }
@@ -123,7 +133,10 @@ describe("the Zotero app behind the hooks", () => {
     await noToken.hooks.onStartup();
     await noToken.app.data.registering;
     assert.equal(noToken.app.data.registration.error.code, "token_missing");
-    assert.match(noToken.app.data.registration.error.message, /No gateway token at \/home\/me\/Zotero\/zocrates-data\/gateway\.token/);
+    assert.match(
+      noToken.app.data.registration.error.message,
+      /No gateway token at \/home\/me\/Zotero\/zocrates-data\/gateway\.token/,
+    );
   });
 
   test("the token is read once and re-read after a 401", async () => {
@@ -175,10 +188,17 @@ describe("the Zotero app behind the hooks", () => {
   test("a reader text selection becomes a snippet of the parent item", () => {
     const { app } = setup();
     const snippet = app.onReaderSelection({
-      reader: { _item: { key: "PDF23456", parentItem: { key: "ABCD2345", getDisplayTitle: () => "lme4" } } },
+      reader: {
+        _item: { key: "PDF23456", parentItem: { key: "ABCD2345", getDisplayTitle: () => "lme4" } },
+      },
       params: { annotation: { text: "bobyqa  first", position: { pageIndex: 4 } } },
     });
-    assert.deepEqual(snippet, { text: "bobyqa first", item_key: "ABCD2345", page: 5, title: "lme4" });
+    assert.deepEqual(snippet, {
+      text: "bobyqa first",
+      item_key: "ABCD2345",
+      page: 5,
+      title: "lme4",
+    });
   });
 
   test("shutdown removes the plugin object from Zotero", async () => {

@@ -1,7 +1,16 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { citationIndex, citedSourcesFromText, parseMarker } from "../src/citations.js";
-import { CITATION_CLASS, UNVERIFIED_CLASS, citationAttrs, parseMarkdown, renderMarkdown, safeHref, TAGS, textContent } from "../src/markdown.js";
+import {
+  CITATION_CLASS,
+  UNVERIFIED_CLASS,
+  citationAttrs,
+  parseMarkdown,
+  renderMarkdown,
+  safeHref,
+  TAGS,
+  textContent,
+} from "../src/markdown.js";
 import { ANSWER, CITATIONS } from "./fixtures.js";
 
 /** Compact view of a tree: ["tag", attrs?, ...children] with strings for text. */
@@ -26,7 +35,17 @@ function* walk(nodes) {
   }
 }
 
-const ALLOWED_ATTRS = new Set(["href", "class", "start", "role", "tabindex", "title", "data-n", "data-item-key", "data-page"]);
+const ALLOWED_ATTRS = new Set([
+  "href",
+  "class",
+  "start",
+  "role",
+  "tabindex",
+  "title",
+  "data-n",
+  "data-item-key",
+  "data-page",
+]);
 
 /** The invariants that keep rendering safe, checked on any output. */
 function assertSafe(text, citations = CITATIONS) {
@@ -45,7 +64,10 @@ function assertSafe(text, citations = CITATIONS) {
 
 describe("blocks", () => {
   test("paragraphs and line breaks", () => {
-    assert.deepEqual(md("one\ntwo\n\nthree"), [["p", "one", ["br"], "two"], ["p", "three"]]);
+    assert.deepEqual(md("one\ntwo\n\nthree"), [
+      ["p", "one", ["br"], "two"],
+      ["p", "three"],
+    ]);
   });
 
   test("headings", () => {
@@ -61,17 +83,24 @@ describe("blocks", () => {
     assert.deepEqual(md("- a\n- b\n  - b1\n  - b2\n- c"), [
       ["ul", ["li", "a"], ["li", "b", ["ul", ["li", "b1"], ["li", "b2"]]], ["li", "c"]],
     ]);
-    assert.deepEqual(md("3. three\n4. four"), [["ol", { start: "3" }, ["li", "three"], ["li", "four"]]]);
+    assert.deepEqual(md("3. three\n4. four"), [
+      ["ol", { start: "3" }, ["li", "three"], ["li", "four"]],
+    ]);
     assert.deepEqual(md("1) x\n2) y"), [["ol", ["li", "x"], ["li", "y"]]]);
   });
 
   test("loose lists keep paragraphs; a different bullet starts a new list", () => {
     assert.deepEqual(md("- a\n\n- b"), [["ul", ["li", ["p", "a"]], ["li", ["p", "b"]]]]);
-    assert.deepEqual(md("- a\n+ b"), [["ul", ["li", "a"]], ["ul", ["li", "b"]]]);
+    assert.deepEqual(md("- a\n+ b"), [
+      ["ul", ["li", "a"]],
+      ["ul", ["li", "b"]],
+    ]);
   });
 
   test("a list item continues on a lazy line", () => {
-    assert.deepEqual(md("- first line\nsecond line"), [["ul", ["li", "first line", ["br"], "second line"]]]);
+    assert.deepEqual(md("- first line\nsecond line"), [
+      ["ul", ["li", "first line", ["br"], "second line"]],
+    ]);
   });
 
   test("fenced code blocks keep their text verbatim (also unclosed while streaming)", () => {
@@ -79,17 +108,25 @@ describe("blocks", () => {
       ["pre", ["code", { class: "language-r" }, "lmer(y ~ x + (1|g))\n# not a heading"]],
     ]);
     assert.deepEqual(md("~~~\n**not bold**"), [["pre", ["code", "**not bold**"]]]);
-    assert.deepEqual(md('```r" onclick="x\ncode\n```'), [["pre", ["code", { class: "language-r" }, "code"]]]);
+    assert.deepEqual(md('```r" onclick="x\ncode\n```'), [
+      ["pre", ["code", { class: "language-r" }, "code"]],
+    ]);
   });
 
   test("block quotes, rules and tables", () => {
-    assert.deepEqual(md("> quoted *text*\n> more"), [["blockquote", ["p", "quoted ", ["em", "text"], ["br"], "more"]]]);
+    assert.deepEqual(md("> quoted *text*\n> more"), [
+      ["blockquote", ["p", "quoted ", ["em", "text"], ["br"], "more"]],
+    ]);
     assert.deepEqual(md("a\n\n---\n\nb"), [["p", "a"], ["hr"], ["p", "b"]]);
     assert.deepEqual(md("| Paper | Year |\n|---|:-:|\n| lme4 | 2015 |\n| brms \\| Stan | 2017 |"), [
       [
         "table",
         ["thead", ["tr", ["th", "Paper"], ["th", "Year"]]],
-        ["tbody", ["tr", ["td", "lme4"], ["td", "2015"]], ["tr", ["td", "brms | Stan"], ["td", "2017"]]],
+        [
+          "tbody",
+          ["tr", ["td", "lme4"], ["td", "2015"]],
+          ["tr", ["td", "brms | Stan"], ["td", "2017"]],
+        ],
       ],
     ]);
   });
@@ -118,8 +155,12 @@ describe("inline", () => {
   });
 
   test("nested emphasis and things that are not emphasis", () => {
-    assert.deepEqual(md("**bold *and italic* here**"), [["p", ["strong", "bold ", ["em", "and italic"], " here"]]]);
-    assert.deepEqual(md("2 * 3 * 4 and snake_case_name and ** x"), [["p", "2 * 3 * 4 and snake_case_name and ** x"]]);
+    assert.deepEqual(md("**bold *and italic* here**"), [
+      ["p", ["strong", "bold ", ["em", "and italic"], " here"]],
+    ]);
+    assert.deepEqual(md("2 * 3 * 4 and snake_case_name and ** x"), [
+      ["p", "2 * 3 * 4 and snake_case_name and ** x"],
+    ]);
     assert.deepEqual(md("**unclosed bold"), [["p", "**unclosed bold"]]);
     assert.deepEqual(md("\\*escaped\\*"), [["p", "*escaped*"]]);
   });
@@ -156,7 +197,7 @@ describe("inline", () => {
       "vbscript:x",
       "//evil.org",
       "/relative",
-      "https://a.org/\"onmouseover=x",
+      'https://a.org/"onmouseover=x',
       "",
       null,
     ]) {
@@ -168,11 +209,28 @@ describe("inline", () => {
 describe("citations", () => {
   test("a verified citation carries its quote; an unverified one is marked and says why", () => {
     const citations = [
-      { n: 1, item_key: "ABCD2345", title: "lme4", page: 24, quote: "BOBYQA is the default.", verified: true },
-      { n: 2, item_key: "EFGH2345", title: "brms", page: 3, quote: "Stan samples it.", verified: false, found_on_page: 4 },
+      {
+        n: 1,
+        item_key: "ABCD2345",
+        title: "lme4",
+        page: 24,
+        quote: "BOBYQA is the default.",
+        verified: true,
+      },
+      {
+        n: 2,
+        item_key: "EFGH2345",
+        title: "brms",
+        page: 3,
+        quote: "Stan samples it.",
+        verified: false,
+        found_on_page: 4,
+      },
       { n: 3, item_key: "JKLM2345", title: "glmnet", page: 5, quote: "Paths.", verified: false },
     ];
-    const links = renderMarkdown("A [1, p. 24] B [2, p. 3] C [3, p. 5]", { citations })[0].children.filter((c) => typeof c !== "string");
+    const links = renderMarkdown("A [1, p. 24] B [2, p. 3] C [3, p. 5]", {
+      citations,
+    })[0].children.filter((c) => typeof c !== "string");
     const [one, two, three] = links.map((l) => l.attrs);
     assert.equal(one.class, CITATION_CLASS);
     assert.equal(one["data-verified"], "true");
@@ -188,20 +246,22 @@ describe("citations", () => {
     assert.equal(plain["data-verified"], undefined);
   });
 
-
   test("markers become citation nodes with item key and page", () => {
-    assert.deepEqual(md("Bobyqa first [1, p. 3], Stan [2, p. 7] and [2].", { citations: CITATIONS }), [
+    assert.deepEqual(
+      md("Bobyqa first [1, p. 3], Stan [2, p. 7] and [2].", { citations: CITATIONS }),
       [
-        "p",
-        "Bobyqa first ",
-        ["cite", { n: 1, key: "ABCD2345", page: 3 }, "[1, p. 3]"],
-        ", Stan ",
-        ["cite", { n: 2, key: "BRMS7890", page: 7 }, "[2, p. 7]"],
-        " and ",
-        ["cite", { n: 2, key: "BRMS7890", page: 5 }, "[2]"],
-        ".",
+        [
+          "p",
+          "Bobyqa first ",
+          ["cite", { n: 1, key: "ABCD2345", page: 3 }, "[1, p. 3]"],
+          ", Stan ",
+          ["cite", { n: 2, key: "BRMS7890", page: 7 }, "[2, p. 7]"],
+          " and ",
+          ["cite", { n: 2, key: "BRMS7890", page: 5 }, "[2]"],
+          ".",
+        ],
       ],
-    ]);
+    );
   });
 
   test("page ranges and several references in one bracket", () => {
@@ -258,18 +318,30 @@ describe("citations", () => {
   });
 
   test("parseMarker, citedSourcesFromText, citationIndex", () => {
-    assert.deepEqual(parseMarker("3, p. 12"), [{ n: 3, page: 12, pageEnd: null, text: "3, p. 12" }]);
-    assert.deepEqual(parseMarker("3, pp. 12\u201314"), [{ n: 3, page: 12, pageEnd: 14, text: "3, pp. 12\u201314" }]);
+    assert.deepEqual(parseMarker("3, p. 12"), [
+      { n: 3, page: 12, pageEnd: null, text: "3, p. 12" },
+    ]);
+    assert.deepEqual(parseMarker("3, pp. 12\u201314"), [
+      { n: 3, page: 12, pageEnd: 14, text: "3, pp. 12\u201314" },
+    ]);
     assert.equal(parseMarker("see 3"), null);
     assert.equal(parseMarker("1234"), null);
     const text =
       "Body [1].\n\n## Cited Sources\n- [1] Bates (2015). *lme4*. Item key: `ABCD2345`, pp. 3-4.\n" +
       "[2] Bürkner (2017), brms, item BRMS7890\n[3] No key here.\n\n# Next section\n[4] Item ZZZZ9999, p. 1.";
     assert.deepEqual(citedSourcesFromText(text), [
-      { n: 1, item_key: "ABCD2345", title: "Bates (2015). lme4. Item key: ABCD2345, pp. 3-4.", page: 3 },
+      {
+        n: 1,
+        item_key: "ABCD2345",
+        title: "Bates (2015). lme4. Item key: ABCD2345, pp. 3-4.",
+        page: 3,
+      },
       { n: 2, item_key: "BRMS7890", title: "Bürkner (2017), brms, item BRMS7890", page: null },
     ]);
-    const index = citationIndex([{ n: 2, item_key: "DONE2222", title: "from done", page: 8 }], text);
+    const index = citationIndex(
+      [{ n: 2, item_key: "DONE2222", title: "from done", page: 8 }],
+      text,
+    );
     assert.equal(index.get(1).item_key, "ABCD2345");
     assert.equal(index.get(2).item_key, "DONE2222", "done.citations win over the parsed section");
     assert.equal(index.has(4), false);
@@ -287,7 +359,7 @@ describe("injection attempts come out as text", () => {
   const attacks = [
     "<script>alert(1)</script>",
     '<img src=x onerror="alert(1)">',
-    "<a href=\"javascript:alert(1)\">x</a>",
+    '<a href="javascript:alert(1)">x</a>',
     "[click](javascript:alert(1))",
     "[click](JAVASCRIPT:alert(1))",
     "[click]( javascript:alert(1) )",
@@ -325,7 +397,9 @@ describe("injection attempts come out as text", () => {
 
   test("HTML is never turned into elements", () => {
     assert.deepEqual(md("<script>alert(1)</script>"), [["p", "<script>alert(1)</script>"]]);
-    assert.deepEqual(md('<img src=x onerror="alert(1)">'), [["p", '<img src=x onerror="alert(1)">']]);
+    assert.deepEqual(md('<img src=x onerror="alert(1)">'), [
+      ["p", '<img src=x onerror="alert(1)">'],
+    ]);
     assert.deepEqual(md("[click](javascript:alert(1))"), [["p", "[click](javascript:alert(1))"]]);
     assert.deepEqual(md("**<b>x</b>**"), [["p", ["strong", "<b>x</b>"]]]);
   });
@@ -334,7 +408,8 @@ describe("injection attempts come out as text", () => {
     const seen = [];
     const h = (tag, attrs, children) => {
       seen.push(tag);
-      for (const c of children) assert.ok(typeof c === "string" || (c && c.el), "children are strings or h's results");
+      for (const c of children)
+        assert.ok(typeof c === "string" || (c && c.el), "children are strings or h's results");
       return { el: tag };
     };
     renderMarkdown(attacks.join("\n\n") + "\n\n" + ANSWER, { citations: CITATIONS, h });
@@ -344,8 +419,36 @@ describe("injection attempts come out as text", () => {
 
   test("random byte soup never breaks the invariants", () => {
     let seed = 42;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
-    const alphabet = ["<", ">", "[", "]", "(", ")", "*", "_", "`", "~", "#", "-", "|", "\n", " ", "a", "1", ":", "/", "\\", '"', "javascript:", "http://x.y", "zotero://z", "1, p. 3", "script", "!"];
+    const rand = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    const alphabet = [
+      "<",
+      ">",
+      "[",
+      "]",
+      "(",
+      ")",
+      "*",
+      "_",
+      "`",
+      "~",
+      "#",
+      "-",
+      "|",
+      "\n",
+      " ",
+      "a",
+      "1",
+      ":",
+      "/",
+      "\\",
+      '"',
+      "javascript:",
+      "http://x.y",
+      "zotero://z",
+      "1, p. 3",
+      "script",
+      "!",
+    ];
     for (let k = 0; k < 300; k++) {
       let s = "";
       const len = 1 + Math.floor(rand() * 60);

@@ -55,11 +55,20 @@ describe("one stream into a bubble", () => {
 
   test("partial answer deltas append; the full message replaces them", () => {
     let b = createBubble();
-    b = applyEvent(b, msg({ author: "synthesizer", kind: "answer", partial: true, parts: [{ text: "Hel" }] }));
-    b = applyEvent(b, msg({ author: "synthesizer", kind: "answer", partial: true, parts: [{ text: "lo wor" }] }));
+    b = applyEvent(
+      b,
+      msg({ author: "synthesizer", kind: "answer", partial: true, parts: [{ text: "Hel" }] }),
+    );
+    b = applyEvent(
+      b,
+      msg({ author: "synthesizer", kind: "answer", partial: true, parts: [{ text: "lo wor" }] }),
+    );
     assert.equal(b.answer, "Hello wor");
     assert.equal(b.segments[0].open, true);
-    b = applyEvent(b, msg({ author: "synthesizer", kind: "answer", parts: [{ text: "Hello, world." }] }));
+    b = applyEvent(
+      b,
+      msg({ author: "synthesizer", kind: "answer", parts: [{ text: "Hello, world." }] }),
+    );
     assert.equal(b.answer, "Hello, world.");
     assert.equal(b.segments.length, 1);
     assert.equal(b.segments[0].open, false);
@@ -67,7 +76,11 @@ describe("one stream into a bubble", () => {
 
   test("answer texts of separate model calls are kept as separate paragraphs", () => {
     const b = applyEvents(createBubble(), [
-      msg({ author: "coordinator", kind: "answer", parts: [{ text: "I'll search your library." }] }),
+      msg({
+        author: "coordinator",
+        kind: "answer",
+        parts: [{ text: "I'll search your library." }],
+      }),
       msg({ author: "synthesizer", kind: "answer", partial: true, parts: [{ text: "Answer " }] }),
       msg({ author: "synthesizer", kind: "answer", partial: true, parts: [{ text: "text" }] }),
       msg({ author: "synthesizer", kind: "answer", parts: [{ text: "Answer text." }] }),
@@ -96,7 +109,12 @@ describe("one stream into a bubble", () => {
 
   test("step-kind text is a note, streamed like the answer", () => {
     const b = applyEvents(createBubble(), [
-      msg({ author: "search_subagent", kind: "step", partial: true, parts: [{ text: "Searching " }] }),
+      msg({
+        author: "search_subagent",
+        kind: "step",
+        partial: true,
+        parts: [{ text: "Searching " }],
+      }),
       msg({ author: "search_subagent", kind: "step", partial: true, parts: [{ text: "now" }] }),
       msg({ author: "search_subagent", kind: "step", parts: [{ text: "Searching now." }] }),
     ]);
@@ -119,7 +137,12 @@ describe("one stream into a bubble", () => {
   test("done without a streamed answer takes done.answer; citations are kept", () => {
     const b = applyEvent(createBubble(), {
       event: "done",
-      data: { status: "completed", invocation_id: "i1", answer: "Short [1].", citations: CITATIONS },
+      data: {
+        status: "completed",
+        invocation_id: "i1",
+        answer: "Short [1].",
+        citations: CITATIONS,
+      },
     });
     assert.equal(b.status, "completed");
     assert.equal(b.answer, "Short [1].");
@@ -128,14 +151,23 @@ describe("one stream into a bubble", () => {
   });
 
   test("an error event ends the bubble with an actionable message", () => {
-    let b = applyEvent(createBubble(), msg({ author: "synthesizer", kind: "answer", partial: true, parts: [{ text: "Par" }] }));
-    b = applyEvent(b, { event: "error", data: { status: "error", code: "stream_interrupted", message: "" } });
+    let b = applyEvent(
+      createBubble(),
+      msg({ author: "synthesizer", kind: "answer", partial: true, parts: [{ text: "Par" }] }),
+    );
+    b = applyEvent(b, {
+      event: "error",
+      data: { status: "error", code: "stream_interrupted", message: "" },
+    });
     assert.equal(b.status, "error");
     assert.equal(b.error.code, "stream_interrupted");
     assert.match(b.error.message, /connection to Zocrates was lost/);
     assert.equal(b.answer, "Par");
     assert.equal(b.segments[0].open, false);
-    const shown = applyEvent(createBubble(), { event: "error", data: { code: "lock_lost", message: "m", display: "Shown." } });
+    const shown = applyEvent(createBubble(), {
+      event: "error",
+      data: { code: "lock_lost", message: "m", display: "Shown." },
+    });
     assert.equal(shown.error.message, "Shown.");
   });
 
@@ -149,7 +181,10 @@ describe("one stream into a bubble", () => {
   });
 
   test("stopping a stream closes what was open", () => {
-    let b = applyEvent(createBubble(), msg({ author: "synthesizer", kind: "answer", partial: true, parts: [{ text: "Half" }] }));
+    let b = applyEvent(
+      createBubble(),
+      msg({ author: "synthesizer", kind: "answer", partial: true, parts: [{ text: "Half" }] }),
+    );
     b = stopBubble(b);
     assert.equal(b.status, "stopped");
     assert.equal(b.segments[0].open, false);
@@ -166,7 +201,13 @@ describe("bubble continuity across /chat/resume", () => {
     assert.equal(b.status, "streaming");
     assert.equal(b.checkpoint, null);
     assert.deepEqual(b.decisions, [
-      { type: "decision", interruptId: "interrupt_ext_1", action: "extend_budget", guidance: "focus on brms", extensionNumber: 1 },
+      {
+        type: "decision",
+        interruptId: "interrupt_ext_1",
+        action: "extend_budget",
+        guidance: "focus on brms",
+        extensionNumber: 1,
+      },
     ]);
     const resume = resumeStreamCompleted();
     // mid-stream: the partial deltas so far
@@ -190,13 +231,33 @@ describe("bubble continuity across /chat/resume", () => {
   });
 
   test("two extensions then synthesis, all in one bubble", () => {
-    const second = { ...PAYLOAD, extension_number: 2, ceilings: PAYLOAD.next_ceilings, next_ceilings: { budget: 20, word_ceiling: 15000, max_chunks: 25 } };
+    const second = {
+      ...PAYLOAD,
+      extension_number: 2,
+      ceilings: PAYLOAD.next_ceilings,
+      next_ceilings: { budget: 20, word_ceiling: 15000, max_chunks: 25 },
+    };
     let b = applyEvents(createBubble(), chatStreamPaused());
     b = beginResume(b, { action: "extend_budget" });
     b = applyEvents(b, [
-      msg({ author: "search_subagent", kind: "step", parts: [{ function_call: { name: "search_corpus", args: { query: "brms" } } }] }),
-      { event: "request_input", data: { interrupt_id: "interrupt_ext_2", invocation_id: INVOCATION, message: "again", payload: second } },
-      { event: "done", data: { status: "paused", invocation_id: INVOCATION, answer: "", citations: [] } },
+      msg({
+        author: "search_subagent",
+        kind: "step",
+        parts: [{ function_call: { name: "search_corpus", args: { query: "brms" } } }],
+      }),
+      {
+        event: "request_input",
+        data: {
+          interrupt_id: "interrupt_ext_2",
+          invocation_id: INVOCATION,
+          message: "again",
+          payload: second,
+        },
+      },
+      {
+        event: "done",
+        data: { status: "paused", invocation_id: INVOCATION, answer: "", citations: [] },
+      },
     ]);
     assert.equal(b.status, "paused");
     assert.equal(b.checkpoint.interruptId, "interrupt_ext_2");
@@ -226,7 +287,10 @@ describe("bubble continuity across /chat/resume", () => {
     assert.deepEqual(types(back), types(paused));
     assert.equal(back.error.code, "gateway_down");
     assert.equal(abortResume(paused), paused);
-    assert.throws(() => beginResume(createBubble(), { action: "synthesize" }), /no pending checkpoint/);
+    assert.throws(
+      () => beginResume(createBubble(), { action: "synthesize" }),
+      /no pending checkpoint/,
+    );
   });
 });
 
@@ -269,13 +333,58 @@ describe("sessions from GET /sessions/{id}", () => {
       title: "t",
       messages: [
         { id: "u1", role: "user", text: "Q1", invocation_id: "i1", intermediate: false },
-        { id: "a1", role: "assistant", author: "coordinator", text: "", invocation_id: "i1", intermediate: false, tool_calls: [{ name: "search_library", args: {} }] },
-        { id: "a2", role: "assistant", author: "search_subagent", text: "Found two papers.", invocation_id: "i1", intermediate: true },
-        { id: "a3", role: "assistant", author: "search_subagent", text: "", invocation_id: "i1", intermediate: true, tool_results: [{ name: "search_corpus" }] },
-        { id: "a4", role: "assistant", author: "synthesizer", text: ANSWER, invocation_id: "i1", intermediate: false },
-        { id: "a5", role: "assistant", author: "coordinator", text: "", invocation_id: "i1", intermediate: false, tool_results: [{ name: "search_library" }] },
+        {
+          id: "a1",
+          role: "assistant",
+          author: "coordinator",
+          text: "",
+          invocation_id: "i1",
+          intermediate: false,
+          tool_calls: [{ name: "search_library", args: {} }],
+        },
+        {
+          id: "a2",
+          role: "assistant",
+          author: "search_subagent",
+          text: "Found two papers.",
+          invocation_id: "i1",
+          intermediate: true,
+        },
+        {
+          id: "a3",
+          role: "assistant",
+          author: "search_subagent",
+          text: "",
+          invocation_id: "i1",
+          intermediate: true,
+          tool_results: [{ name: "search_corpus" }],
+        },
+        {
+          id: "a4",
+          role: "assistant",
+          author: "synthesizer",
+          text: ANSWER,
+          invocation_id: "i1",
+          intermediate: false,
+        },
+        {
+          id: "a5",
+          role: "assistant",
+          author: "coordinator",
+          text: "",
+          invocation_id: "i1",
+          intermediate: false,
+          tool_results: [{ name: "search_library" }],
+        },
         { id: "u2", role: "user", text: "Q2", invocation_id: "i2", intermediate: false },
-        { id: "b1", role: "assistant", author: "coordinator", text: "Hello again.", invocation_id: "i2", intermediate: false },
+        {
+          id: "b1",
+          role: "assistant",
+          author: "coordinator",
+          text: "Hello again.",
+          invocation_id: "i2",
+          intermediate: false,
+        },
       ],
       pending_hitl: null,
     };
@@ -289,7 +398,12 @@ describe("sessions from GET /sessions/{id}", () => {
     assert.equal(first.status, "completed");
     assert.deepEqual(
       first.steps.map((s) => `${s.type}:${s.name || s.text}`),
-      ["call:search_library", "note:Found two papers.", "result:search_corpus", "result:search_library"],
+      [
+        "call:search_library",
+        "note:Found two papers.",
+        "result:search_corpus",
+        "result:search_library",
+      ],
     );
     assert.equal(view.messages[3].answer, "Hello again.");
     assert.equal(view.pendingHitl, null);
@@ -298,14 +412,35 @@ describe("sessions from GET /sessions/{id}", () => {
 
   test("a reloaded turn keeps its citations' quotes and checks", () => {
     const citations = [
-      { n: 1, item_key: "K1", title: "T", page: 10, quote: "We choose d by KPSS tests.", verified: false, found_on_page: 11 },
+      {
+        n: 1,
+        item_key: "K1",
+        title: "T",
+        page: 10,
+        quote: "We choose d by KPSS tests.",
+        verified: false,
+        found_on_page: 11,
+      },
     ];
     const view = fromSession({
       id: "s",
       messages: [
         { id: "u1", role: "user", text: "Q1", invocation_id: "i1" },
-        { id: "a4", role: "assistant", author: "synthesizer", text: "\"We choose d by KPSS tests.\" [1, p. 10]", invocation_id: "i1" },
-        { id: "a5", role: "assistant", author: "coordinator", text: "", invocation_id: "i1", tool_results: [{ name: "search_library", citations }] },
+        {
+          id: "a4",
+          role: "assistant",
+          author: "synthesizer",
+          text: '"We choose d by KPSS tests." [1, p. 10]',
+          invocation_id: "i1",
+        },
+        {
+          id: "a5",
+          role: "assistant",
+          author: "coordinator",
+          text: "",
+          invocation_id: "i1",
+          tool_results: [{ name: "search_library", citations }],
+        },
       ],
     });
     const bubble = view.messages[1];
@@ -313,7 +448,15 @@ describe("sessions from GET /sessions/{id}", () => {
     assert.notEqual(bubble.citations, citations); // a copy, not the response's array
     // A result without citations leaves the bubble's alone.
     const plain = fromSession({
-      messages: [{ id: "a1", role: "assistant", text: "x", invocation_id: "i", tool_results: [{ name: "search_corpus" }] }],
+      messages: [
+        {
+          id: "a1",
+          role: "assistant",
+          text: "x",
+          invocation_id: "i",
+          tool_results: [{ name: "search_corpus" }],
+        },
+      ],
     });
     assert.deepEqual(plain.messages[0].citations, []);
   });
@@ -365,7 +508,9 @@ describe("turns, rewind and edit", () => {
     const scope = scopeFromContext(target.context);
     assert.equal(scope.mode, "items");
     assert.deepEqual(scope.items, [{ item_key: "ABCD2345", title: "lme4" }]);
-    assert.deepEqual(scope.snippets, [{ text: "bobyqa is the default", item_key: "ABCD2345", page: 3, title: "lme4" }]);
+    assert.deepEqual(scope.snippets, [
+      { text: "bobyqa is the default", item_key: "ABCD2345", page: 3, title: "lme4" },
+    ]);
     assert.deepEqual(truncateAt(view.messages, target.index), []);
     assert.equal(rewindTarget(view.messages, "nope"), null);
     const { messages, user } = startTurn([], { text: "unsaved" });

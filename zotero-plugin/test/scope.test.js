@@ -22,15 +22,30 @@ import { SESSION_ID } from "./fixtures.js";
 
 const lme4 = { key: "ABCD2345", title: "Fitting Linear Mixed-Effects Models Using lme4" };
 const brms = { key: "BRMS7890", title: "brms" };
-const pdfOfLme4 = { key: "PDF23456", title: "Full Text PDF", parentKey: "ABCD2345", parentTitle: lme4.title };
+const pdfOfLme4 = {
+  key: "PDF23456",
+  title: "Full Text PDF",
+  parentKey: "ABCD2345",
+  parentTitle: lme4.title,
+};
 const collection = { key: "COLL2345", name: "Mixed models" };
 
 describe("scope chooser", () => {
   test("selected items: attachments count as their parent, duplicates and bad keys go", () => {
-    assert.deepEqual(itemsFromSelection([lme4, pdfOfLme4, brms, { key: "bad" }, null, { key: "NOTE2345", parentKey: "BRMS7890" }]), [
-      { item_key: "ABCD2345", title: lme4.title },
-      { item_key: "BRMS7890", title: "brms" },
-    ]);
+    assert.deepEqual(
+      itemsFromSelection([
+        lme4,
+        pdfOfLme4,
+        brms,
+        { key: "bad" },
+        null,
+        { key: "NOTE2345", parentKey: "BRMS7890" },
+      ]),
+      [
+        { item_key: "ABCD2345", title: lme4.title },
+        { item_key: "BRMS7890", title: "brms" },
+      ],
+    );
   });
 
   test("the default is the narrowest scope available", () => {
@@ -48,7 +63,11 @@ describe("scope chooser", () => {
     scope = scopeFromSelection(scope, { selectedItems: [brms], collection: null });
     assert.equal(scope.mode, "items", "the collection went away: fall back");
     assert.deepEqual(availableModes(scope), ["items", "library"]);
-    assert.equal(setMode(createScope(), "items").mode, "library", "no items: items mode is not possible");
+    assert.equal(
+      setMode(createScope(), "items").mode,
+      "library",
+      "no items: items mode is not possible",
+    );
   });
 
   test("the /chat body for each mode", () => {
@@ -88,7 +107,10 @@ describe("scope chooser", () => {
 
   test("prompts are checked", () => {
     assert.throws(() => chatBody({ sessionId: "s", prompt: "   ", scope: createScope() }), /empty/);
-    assert.throws(() => chatBody({ sessionId: "s", prompt: "x".repeat(LIMITS.prompt + 1) }), /at most 20000/);
+    assert.throws(
+      () => chatBody({ sessionId: "s", prompt: "x".repeat(LIMITS.prompt + 1) }),
+      /at most 20000/,
+    );
     assert.throws(() => chatBody({ prompt: "q" }), TypeError);
   });
 
@@ -102,7 +124,12 @@ describe("scope chooser", () => {
 });
 
 describe("snippets from the reader", () => {
-  const selection = { text: "  bobyqa is\n the   default ", pageIndex: 2, itemKey: "ABCD2345", title: "lme4" };
+  const selection = {
+    text: "  bobyqa is\n the   default ",
+    pageIndex: 2,
+    itemKey: "ABCD2345",
+    title: "lme4",
+  };
 
   test("a reader selection becomes a snippet with a 1-based page", () => {
     assert.deepEqual(snippetFromSelection(selection), {
@@ -132,7 +159,12 @@ describe("snippets from the reader", () => {
     scope = removeSnippet(scope, 0);
     assert.equal(scope.snippets[0].text, "s0");
     assert.equal(clearSnippets(scope).snippets.length, 0);
-    assert.deepEqual(chatFields(scope).snippets[0], { text: "s0", item_key: "", page: null, title: "" });
+    assert.deepEqual(chatFields(scope).snippets[0], {
+      text: "s0",
+      item_key: "",
+      page: null,
+      title: "",
+    });
   });
 
   test("snippets survive a selection change", () => {
@@ -159,19 +191,34 @@ describe("restoring scope on rewind / edit", () => {
   });
 
   test("a collection, or the whole library", () => {
-    const inCollection = scopeFromContext({ active_context_items: null, active_collection: { key: "COLL2345", name: "Mixed" }, snippets: [] });
+    const inCollection = scopeFromContext({
+      active_context_items: null,
+      active_collection: { key: "COLL2345", name: "Mixed" },
+      snippets: [],
+    });
     assert.equal(inCollection.mode, "collection");
     assert.equal(chatFields(inCollection).collection_key, "COLL2345");
     assert.equal(scopeFromContext({}).mode, "library");
     assert.equal(scopeFromContext(null).mode, "library");
-    assert.equal(scopeFromContext({ active_mode: "library", active_context_items: [{ item_key: "ABCD2345" }] }).mode, "library");
+    assert.equal(
+      scopeFromContext({ active_mode: "library", active_context_items: [{ item_key: "ABCD2345" }] })
+        .mode,
+      "library",
+    );
   });
 
   test("contextFromScope and scopeFromContext round-trip", () => {
-    const scope = addSnippet(scopeFromSelection(null, { selectedItems: [lme4] }), { text: "q", item_key: "ABCD2345", page: 4 });
+    const scope = addSnippet(scopeFromSelection(null, { selectedItems: [lme4] }), {
+      text: "q",
+      item_key: "ABCD2345",
+      page: 4,
+    });
     const again = scopeFromContext(contextFromScope(scope));
     assert.deepEqual(chatFields(again), chatFields(scope));
-    const coll = setMode(scopeFromSelection(null, { selectedItems: [lme4], collection }), "collection");
+    const coll = setMode(
+      scopeFromSelection(null, { selectedItems: [lme4], collection }),
+      "collection",
+    );
     assert.deepEqual(chatFields(scopeFromContext(contextFromScope(coll))), chatFields(coll));
   });
 });

@@ -37,7 +37,7 @@ describe("SSEParser", () => {
   });
 
   test("every possible split point of a stream gives the same events", () => {
-    const text = 'event: a\ndata: 1\n\n: keep-alive\n\nevent: b\ndata: x\ndata: y\n\ndata: z\n\n';
+    const text = "event: a\ndata: 1\n\n: keep-alive\n\nevent: b\ndata: x\ndata: y\n\ndata: z\n\n";
     const whole = strip(parseSSE(text));
     assert.equal(whole.length, 3);
     for (let i = 0; i <= text.length; i++) {
@@ -102,7 +102,9 @@ describe("SSEParser", () => {
   });
 
   test("events without data are not dispatched; the type resets after each event", () => {
-    assert.deepEqual(strip(parseSSE("event: ping\n\ndata: x\n\n")), [{ event: "message", data: "x" }]);
+    assert.deepEqual(strip(parseSSE("event: ping\n\ndata: x\n\n")), [
+      { event: "message", data: "x" },
+    ]);
   });
 
   test("id and retry fields", () => {

@@ -43,23 +43,53 @@ describe("sources", () => {
       }
       console.log("ok");
     `;
-    const output = execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+    const output = execFileSync(process.execPath, ["--input-type=module", "-e", script], {
+      encoding: "utf8",
+    });
     assert.equal(output.trim(), "ok");
   });
 
   test("no HTML parsing sinks or eval anywhere in src/", () => {
     for (const file of sources()) {
       const text = read(file);
-      for (const sink of ["innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function", "DOMParser"]) {
+      for (const sink of [
+        "innerHTML",
+        "outerHTML",
+        "insertAdjacentHTML",
+        "document.write",
+        "eval(",
+        "new Function",
+        "DOMParser",
+      ]) {
         assert.ok(!text.includes(sink), `${file} uses ${sink}`);
       }
     }
   });
 
   test("the pure modules do not mention Zotero's globals at all", () => {
-    for (const file of ["src/sse.js", "src/api.js", "src/errors.js", "src/messages.js", "src/markdown.js", "src/card.js", "src/throttle.js", "src/scope.js", "src/citations.js"]) {
-      const code = read(file).replace(/\/\*[\s\S]*?\*\//g, "").replace(/\/\/.*$/gm, "");
-      for (const name of ["Zotero.", "ZoteroPane", "window.", "document.", "Services.", "IOUtils", "PathUtils"]) {
+    for (const file of [
+      "src/sse.js",
+      "src/api.js",
+      "src/errors.js",
+      "src/messages.js",
+      "src/markdown.js",
+      "src/card.js",
+      "src/throttle.js",
+      "src/scope.js",
+      "src/citations.js",
+    ]) {
+      const code = read(file)
+        .replace(/\/\*[\s\S]*?\*\//g, "")
+        .replace(/\/\/.*$/gm, "");
+      for (const name of [
+        "Zotero.",
+        "ZoteroPane",
+        "window.",
+        "document.",
+        "Services.",
+        "IOUtils",
+        "PathUtils",
+      ]) {
         assert.ok(!code.includes(name), `${file} mentions ${name}`);
       }
     }
@@ -70,8 +100,18 @@ test("the pane's UI modules take their document and Zotero helpers injected", ()
   const ui = sources("src/ui");
   assert.ok(ui.length >= 10);
   for (const file of ui) {
-    const code = read(file).replace(/\/\*[\s\S]*?\*\//g, "").replace(/\/\/.*$/gm, "");
-    for (const name of ["Zotero.", "ZoteroPane", "window.", "document.", "Services.", "IOUtils", "createElement("]) {
+    const code = read(file)
+      .replace(/\/\*[\s\S]*?\*\//g, "")
+      .replace(/\/\/.*$/gm, "");
+    for (const name of [
+      "Zotero.",
+      "ZoteroPane",
+      "window.",
+      "document.",
+      "Services.",
+      "IOUtils",
+      "createElement(",
+    ]) {
       assert.ok(!code.includes(name), `${file} mentions ${name}`);
     }
   }
@@ -80,12 +120,15 @@ test("the pane's UI modules take their document and Zotero helpers injected", ()
 describe("Fluent", () => {
   test("the card's strings have Fluent ids in sidebar.ftl", () => {
     const ids = ftlIds("addon/locale/en-US/sidebar.ftl");
-    for (const key of Object.keys(ENGLISH)) assert.ok(ids.has(`zocrates-card-${key}`), `zocrates-card-${key}`);
+    for (const key of Object.keys(ENGLISH))
+      assert.ok(ids.has(`zocrates-card-${key}`), `zocrates-card-${key}`);
   });
 
   test("every data-l10n-id of preferences.xhtml is in preferences.ftl", () => {
     const ids = ftlIds("addon/locale/en-US/preferences.ftl");
-    const used = [...read("addon/content/preferences.xhtml").matchAll(/data-l10n-id="([^"]+)"/g)].map((m) => m[1]);
+    const used = [
+      ...read("addon/content/preferences.xhtml").matchAll(/data-l10n-id="([^"]+)"/g),
+    ].map((m) => m[1]);
     assert.ok(used.length >= 3);
     for (const id of used) assert.ok(ids.has(id), id);
     const xhtml = read("addon/content/preferences.xhtml");
@@ -97,7 +140,8 @@ describe("Fluent", () => {
 
   test("all message ids are prefixed with zocrates- (Fluent ids are shared across plugins)", () => {
     for (const name of ["addon", "preferences", "sidebar"]) {
-      for (const id of ftlIds(`addon/locale/en-US/${name}.ftl`)) assert.match(id, /^zocrates-/, `${name}.ftl: ${id}`);
+      for (const id of ftlIds(`addon/locale/en-US/${name}.ftl`))
+        assert.match(id, /^zocrates-/, `${name}.ftl: ${id}`);
     }
   });
 });

@@ -18,7 +18,9 @@ function fakeClock() {
     advance(ms) {
       const end = t + ms;
       for (;;) {
-        const due = [...timers.entries()].filter(([, x]) => x.at <= end).sort((a, b) => a[1].at - b[1].at)[0];
+        const due = [...timers.entries()]
+          .filter(([, x]) => x.at <= end)
+          .sort((a, b) => a[1].at - b[1].at)[0];
         if (!due) break;
         timers.delete(due[0]);
         t = due[1].at;

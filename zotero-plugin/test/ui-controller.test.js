@@ -1,8 +1,20 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { GatewayError } from "../src/errors.js";
-import { createChatController, memoryPrefs, restoredScope, userMessageFor } from "../src/ui/controller.js";
-import { CITATIONS, chatStreamPaused, INVOCATION, pausedSession, resumeStreamCompleted, SESSION_ID } from "./fixtures.js";
+import {
+  createChatController,
+  memoryPrefs,
+  restoredScope,
+  userMessageFor,
+} from "../src/ui/controller.js";
+import {
+  CITATIONS,
+  chatStreamPaused,
+  INVOCATION,
+  pausedSession,
+  resumeStreamCompleted,
+  SESSION_ID,
+} from "./fixtures.js";
 
 const tick = () => new Promise((r) => setTimeout(r, 0));
 
@@ -15,7 +27,16 @@ async function* streamOf(events, { signal, gate } = {}) {
 }
 
 /** A fake api.js client recording its calls. */
-function fakeClient({ sessions = [], session = null, chat = [], resume = [], refuse = null, refuseResume = null, down = false, gate = null } = {}) {
+function fakeClient({
+  sessions = [],
+  session = null,
+  chat = [],
+  resume = [],
+  refuse = null,
+  refuseResume = null,
+  down = false,
+  gate = null,
+} = {}) {
   const calls = [];
   const store = new Map();
   if (session) store.set(session.id, session);
@@ -35,7 +56,14 @@ function fakeClient({ sessions = [], session = null, chat = [], resume = [], ref
     },
     createSession: async (title) => {
       calls.push(["createSession", title]);
-      const s = { id: `s-new-${++created}`, title, created_at: 2e9, updated_at: 2e9, messages: [], pending_hitl: null };
+      const s = {
+        id: `s-new-${++created}`,
+        title,
+        created_at: 2e9,
+        updated_at: 2e9,
+        messages: [],
+        pending_hitl: null,
+      };
       store.set(s.id, s);
       return s;
     },
@@ -99,7 +127,11 @@ describe("controller: sessions", () => {
     const { controller, state } = setup({ sessions: manifests, session: pausedSession() }, prefs);
     await controller.init();
     assert.equal(state().session.id, SESSION_ID);
-    assert.deepEqual(state().sessions.map((s) => s.id), ["other", SESSION_ID], "newest first");
+    assert.deepEqual(
+      state().sessions.map((s) => s.id),
+      ["other", SESSION_ID],
+      "newest first",
+    );
     const bubble = state().messages.find((m) => m.kind === "assistant");
     assert.equal(bubble.checkpoint.interruptId, "interrupt_ext_1");
     assert.equal(state().reveal.id, bubble.id, "the card is scrolled into view");
@@ -115,7 +147,10 @@ describe("controller: sessions", () => {
   });
 
   test("new chat, rename, delete (the next chat opens)", async () => {
-    const { controller, client, state, prefs } = setup({ sessions: [{ id: SESSION_ID, title: "lmer", updated_at: 1 }], session: pausedSession() });
+    const { controller, client, state, prefs } = setup({
+      sessions: [{ id: SESSION_ID, title: "lmer", updated_at: 1 }],
+      session: pausedSession(),
+    });
     await controller.init();
     await controller.newSession();
     const id = state().session.id;
@@ -126,7 +161,10 @@ describe("controller: sessions", () => {
     assert.equal(client.calls.filter((c) => c[0] === "createSession").length, 1);
     await controller.renameSession(id, "  My chat  ");
     assert.equal(state().session.title, "My chat");
-    assert.deepEqual(client.calls.find((c) => c[0] === "renameSession"), ["renameSession", id, "My chat"]);
+    assert.deepEqual(
+      client.calls.find((c) => c[0] === "renameSession"),
+      ["renameSession", id, "My chat"],
+    );
     await controller.deleteSession(id);
     assert.equal(state().session.id, SESSION_ID);
     assert.ok(!state().sessions.some((s) => s.id === id));
@@ -143,10 +181,17 @@ describe("controller: a turn", () => {
     assert.equal(sent, true);
     const chat = client.calls.find((c) => c[0] === "chat")[1];
     assert.equal(chat.prompt, "How does lmer choose its optimizer?");
-    assert.deepEqual(chat.active_items.map((i) => i.item_key), ["ABCD2345", "BRMS7890"]);
+    assert.deepEqual(
+      chat.active_items.map((i) => i.item_key),
+      ["ABCD2345", "BRMS7890"],
+    );
     const [user, bubble] = state().messages;
     assert.equal(user.kind, "user");
-    assert.equal(user.invocationId, INVOCATION, "the user message learns its invocation (for rewind / edit)");
+    assert.equal(
+      user.invocationId,
+      INVOCATION,
+      "the user message learns its invocation (for rewind / edit)",
+    );
     assert.equal(user.context.active_mode, "items");
     assert.equal(bubble.status, "completed");
     assert.deepEqual(bubble.citations, CITATIONS);
@@ -154,12 +199,17 @@ describe("controller: a turn", () => {
     assert.equal(state().composer.text, "");
     assert.ok(changes.includes("stream"));
     await tick();
-    assert.deepEqual(client.calls.find((c) => c[0] === "renameSession").slice(2), ["How does lmer choose its optimizer?"]);
+    assert.deepEqual(client.calls.find((c) => c[0] === "renameSession").slice(2), [
+      "How does lmer choose its optimizer?",
+    ]);
   });
 
   test("a 409 checkpoint_pending: the question comes back, the notice offers the card or a discard", async () => {
     const refuse = new GatewayError({ code: "checkpoint_pending", status: 409, message: "paused" });
-    const { controller, state } = setup({ sessions: [{ id: SESSION_ID }], session: pausedSession(), refuse }, memoryPrefs({ lastSessionID: SESSION_ID }));
+    const { controller, state } = setup(
+      { sessions: [{ id: SESSION_ID }], session: pausedSession(), refuse },
+      memoryPrefs({ lastSessionID: SESSION_ID }),
+    );
     await controller.init();
     const before = state().messages.length;
     assert.equal(await controller.send("What is BOBYQA?"), false);
@@ -173,13 +223,19 @@ describe("controller: a turn", () => {
 
   test("discarding the paused turn from a 409 keeps the new question and its scope", async () => {
     const refuse = new GatewayError({ code: "checkpoint_pending", status: 409, message: "paused" });
-    const { controller, client, state } = setup({ sessions: [{ id: SESSION_ID }], session: pausedSession(), refuse }, memoryPrefs({ lastSessionID: SESSION_ID }));
+    const { controller, client, state } = setup(
+      { sessions: [{ id: SESSION_ID }], session: pausedSession(), refuse },
+      memoryPrefs({ lastSessionID: SESSION_ID }),
+    );
     await controller.init();
     controller.setSelection(SELECTION);
     controller.setMode("library");
     await controller.send("What is BOBYQA?");
     await controller.runAction("discard-paused");
-    assert.deepEqual(client.calls.find((c) => c[0] === "rewind"), ["rewind", SESSION_ID, INVOCATION]);
+    assert.deepEqual(
+      client.calls.find((c) => c[0] === "rewind"),
+      ["rewind", SESSION_ID, INVOCATION],
+    );
     assert.equal(state().composer.text, "What is BOBYQA?");
     assert.equal(state().scope.mode, "library");
   });
@@ -221,7 +277,10 @@ describe("controller: a turn", () => {
 
 describe("controller: the checkpoint", () => {
   test("grant: the resumed stream continues in the same bubble", async () => {
-    const { controller, client, state } = setup({ chat: chatStreamPaused(), resume: resumeStreamCompleted() });
+    const { controller, client, state } = setup({
+      chat: chatStreamPaused(),
+      resume: resumeStreamCompleted(),
+    });
     await controller.init();
     await controller.send("q");
     const bubble = state().messages[1];
@@ -240,7 +299,11 @@ describe("controller: the checkpoint", () => {
   });
 
   test("a refused resume puts the card back and says why", async () => {
-    const refuseResume = new GatewayError({ code: "stale_interrupt", status: 409, message: "stale" });
+    const refuseResume = new GatewayError({
+      code: "stale_interrupt",
+      status: 409,
+      message: "stale",
+    });
     const { controller, state } = setup({ chat: chatStreamPaused(), refuseResume });
     await controller.init();
     await controller.send("q");
@@ -257,17 +320,33 @@ describe("controller: the checkpoint", () => {
 
 describe("controller: rewind and edit restore the turn's scope", () => {
   test("rewind to a reloaded message: prompt, items and snippets come back", async () => {
-    const { controller, client, state } = setup({ sessions: [{ id: SESSION_ID }], session: pausedSession() }, memoryPrefs({ lastSessionID: SESSION_ID }));
+    const { controller, client, state } = setup(
+      { sessions: [{ id: SESSION_ID }], session: pausedSession() },
+      memoryPrefs({ lastSessionID: SESSION_ID }),
+    );
     await controller.init();
-    controller.setSelection({ selectedItems: [], collection: { key: "COLL2345", name: "Mixed models" } });
+    controller.setSelection({
+      selectedItems: [],
+      collection: { key: "COLL2345", name: "Mixed models" },
+    });
     const user = state().messages[0];
     assert.equal(await controller.rewindTo(user.id), true);
-    assert.deepEqual(client.calls.find((c) => c[0] === "rewind"), ["rewind", SESSION_ID, INVOCATION]);
+    assert.deepEqual(
+      client.calls.find((c) => c[0] === "rewind"),
+      ["rewind", SESSION_ID, INVOCATION],
+    );
     assert.equal(state().composer.text, pausedSession().messages[0].text);
     assert.equal(state().composer.focus, true);
     assert.equal(state().scope.mode, "items");
-    assert.deepEqual(state().scope.items.map((i) => i.item_key), ["ABCD2345"]);
-    assert.equal(state().scope.collection.key, "COLL2345", "the chooser keeps the current collection as an option");
+    assert.deepEqual(
+      state().scope.items.map((i) => i.item_key),
+      ["ABCD2345"],
+    );
+    assert.equal(
+      state().scope.collection.key,
+      "COLL2345",
+      "the chooser keeps the current collection as an option",
+    );
     assert.equal(state().scope.snippets[0].text, "bobyqa is the default");
     assert.equal(state().scope.snippets[0].page, 3);
     assert.equal(state().messages.length, 0);
@@ -277,7 +356,10 @@ describe("controller: rewind and edit restore the turn's scope", () => {
   });
 
   test("edit: sending rewinds first, then asks the new text", async () => {
-    const { controller, client, state } = setup({ sessions: [{ id: SESSION_ID }], session: pausedSession(), chat: resumeStreamCompleted() }, memoryPrefs({ lastSessionID: SESSION_ID }));
+    const { controller, client, state } = setup(
+      { sessions: [{ id: SESSION_ID }], session: pausedSession(), chat: resumeStreamCompleted() },
+      memoryPrefs({ lastSessionID: SESSION_ID }),
+    );
     await controller.init();
     const user = state().messages[0];
     assert.equal(controller.startEdit(user.id), true);
@@ -292,7 +374,11 @@ describe("controller: rewind and edit restore the turn's scope", () => {
 
   test("restoredScope: the turn's collection and snippets, the current items", () => {
     const scope = restoredScope(
-      { active_context_items: null, active_collection: { key: "COLL2345", name: "Mixed" }, snippets: [{ text: "x", item_key: "ABCD2345", page: 2 }] },
+      {
+        active_context_items: null,
+        active_collection: { key: "COLL2345", name: "Mixed" },
+        snippets: [{ text: "x", item_key: "ABCD2345", page: 2 }],
+      },
       SELECTION,
     );
     assert.equal(scope.mode, "collection");
@@ -302,7 +388,12 @@ describe("controller: rewind and edit restore the turn's scope", () => {
   });
 
   test("userMessageFor finds the question a bubble answers", () => {
-    const messages = [{ id: "u1", kind: "user" }, { id: "a1", kind: "assistant" }, { id: "u2", kind: "user" }, { id: "a2", kind: "assistant" }];
+    const messages = [
+      { id: "u1", kind: "user" },
+      { id: "a1", kind: "assistant" },
+      { id: "u2", kind: "user" },
+      { id: "a2", kind: "assistant" },
+    ];
     assert.equal(userMessageFor(messages, "a2").id, "u2");
     assert.equal(userMessageFor(messages, "a1").id, "u1");
     assert.equal(userMessageFor(messages, "zz"), null);

@@ -37,7 +37,8 @@ function fakeDocument() {
       (this.listeners[type] ||= []).push(fn);
     }
     dispatch(type, event = {}) {
-      for (const fn of this.listeners[type] || []) fn({ target: this, preventDefault() {}, stopPropagation() {}, ...event });
+      for (const fn of this.listeners[type] || [])
+        fn({ target: this, preventDefault() {}, stopPropagation() {}, ...event });
     }
     get textContent() {
       return this.childNodes.map((c) => (c.nodeType === 3 ? c.data : c.textContent)).join("");
@@ -87,12 +88,19 @@ describe("dom.js", () => {
     const doc = fakeDocument();
     const h = createH(doc);
     let clicked = 0;
-    const el = h("button", { class: "x", "data-id": 7, hidden: false, disabled: true, on: { click: () => clicked++ }, props: { value: "v" }, style: { "--pct": "40%" } }, [
-      "<img src=x onerror=alert(1)>",
-      null,
-      ["a", 1],
-      h("span", {}, "inner"),
-    ]);
+    const el = h(
+      "button",
+      {
+        class: "x",
+        "data-id": 7,
+        hidden: false,
+        disabled: true,
+        on: { click: () => clicked++ },
+        props: { value: "v" },
+        style: { "--pct": "40%" },
+      },
+      ["<img src=x onerror=alert(1)>", null, ["a", 1], h("span", {}, "inner")],
+    );
     assert.equal(el.namespaceURI, XHTML_NS);
     assert.equal(el.getAttribute("class"), "x");
     assert.equal(el.getAttribute("data-id"), "7");
@@ -110,7 +118,10 @@ describe("dom.js", () => {
   test("markdown renders through h: citations become links with item key and page", () => {
     const doc = fakeDocument();
     const h = createH(doc);
-    const [p] = renderMarkdown("lme4 uses **bobyqa** [1, p. 3] <script>x</script>", { h, citations: [{ n: 1, item_key: "ABCD2345", title: "lme4", page: 3 }] });
+    const [p] = renderMarkdown("lme4 uses **bobyqa** [1, p. 3] <script>x</script>", {
+      h,
+      citations: [{ n: 1, item_key: "ABCD2345", title: "lme4", page: 3 }],
+    });
     const a = p.querySelector("a");
     assert.equal(a.getAttribute("data-item-key"), "ABCD2345");
     assert.equal(a.getAttribute("data-page"), "3");
@@ -138,7 +149,12 @@ describe("dom.js", () => {
 });
 
 describe("the checkpoint card", () => {
-  const checkpoint = { interruptId: "interrupt_ext_1", invocationId: "e-1", message: "limit", payload: { ...PAYLOAD, covered_summary: "Fitting lme4 (ABCD2345) p. 3: bobyqa first." } };
+  const checkpoint = {
+    interruptId: "interrupt_ext_1",
+    invocationId: "e-1",
+    message: "limit",
+    payload: { ...PAYLOAD, covered_summary: "Fitting lme4 (ABCD2345) p. 3: bobyqa first." },
+  };
 
   test("badge, gaps, covered sources, costs and both choices", () => {
     const doc = fakeDocument();
@@ -154,12 +170,21 @@ describe("the checkpoint card", () => {
     assert.equal(card.getAttribute("class"), "hitl-checkpoint-card");
     assert.equal(card.getAttribute("data-interrupt-id"), "interrupt_ext_1");
     assert.equal(card.querySelector(".badge").textContent, "Deep Research: Extension 1 of 2");
-    assert.deepEqual(card.querySelectorAll("li").filter((li) => li.parentNode.getAttribute("class") === "gaps").map((li) => li.textContent), PAYLOAD.gaps);
+    assert.deepEqual(
+      card
+        .querySelectorAll("li")
+        .filter((li) => li.parentNode.getAttribute("class") === "gaps")
+        .map((li) => li.textContent),
+      PAYLOAD.gaps,
+    );
     const grant = card.querySelector('[data-action="extend_budget"]');
     const synth = card.querySelector('[data-action="synthesize"]');
     assert.match(grant.textContent, /Grant Deep Research Extension \(\+5 calls, \+3,750 words\)/);
     assert.match(grant.textContent, /then the answer from up to 20 passages/);
-    assert.match(synth.textContent, /No more searching: answers now from the 6 passages found so far/);
+    assert.match(
+      synth.textContent,
+      /No more searching: answers now from the 6 passages found so far/,
+    );
     const link = card.querySelector(".zc-paper-link");
     assert.equal(link.getAttribute("data-item-key"), "ABCD2345");
     link.dispatch("click");
@@ -169,12 +194,19 @@ describe("the checkpoint card", () => {
     assert.equal(grant.disabled, true, "both choices lock after one is made");
     assert.equal(synth.disabled, true);
     card.querySelector(".zc-discard").dispatch("click");
-    assert.deepEqual(calls, [["open", { itemKey: "ABCD2345", page: 3 }], ["grant", "focus on Table 3"], ["discard"]]);
+    assert.deepEqual(calls, [
+      ["open", { itemKey: "ABCD2345", page: 3 }],
+      ["grant", "focus on Table 3"],
+      ["discard"],
+    ]);
   });
 
   test("no extension left: the grant button is disabled and says so", () => {
     const doc = fakeDocument();
-    const card = renderCheckpointCard(createH(doc), doc, { ...checkpoint, payload: { ...PAYLOAD, extension_number: 3, max_extensions: 2 } });
+    const card = renderCheckpointCard(createH(doc), doc, {
+      ...checkpoint,
+      payload: { ...PAYLOAD, extension_number: 3, max_extensions: 2 },
+    });
     const grant = card.querySelector('[data-action="extend_budget"]');
     assert.equal(grant.getAttribute("disabled"), "");
     assert.match(grant.textContent, /No extensions left/);

@@ -20,7 +20,13 @@ import {
   titleFromPrompt,
   truncate,
 } from "../src/ui/format.js";
-import { checkGatewayURL, configGroups, fieldKind, formatFieldValue, parseFieldValue } from "../src/ui/prefs-model.js";
+import {
+  checkGatewayURL,
+  configGroups,
+  fieldKind,
+  formatFieldValue,
+  parseFieldValue,
+} from "../src/ui/prefs-model.js";
 import { clampWidth, MAX_WIDTH, MIN_WIDTH } from "../src/ui/resizer.js";
 import { liveActivity, stepRows, stepsHeadline, toolArgs } from "../src/ui/steps.js";
 import { PAYLOAD } from "./fixtures.js";
@@ -44,24 +50,40 @@ describe("format", () => {
   });
 
   test("a chat title from the first question", () => {
-    assert.equal(titleFromPrompt("  How does lmer choose its optimizer?\nMore."), "How does lmer choose its optimizer?");
-    const long = titleFromPrompt("How does lmer choose its optimizer, and how does brms fit the same kind of model?");
+    assert.equal(
+      titleFromPrompt("  How does lmer choose its optimizer?\nMore."),
+      "How does lmer choose its optimizer?",
+    );
+    const long = titleFromPrompt(
+      "How does lmer choose its optimizer, and how does brms fit the same kind of model?",
+    );
     assert.ok(long.length <= 60 && long.endsWith("…"), long);
     assert.ok(!/[ ,]…$/.test(long));
     assert.equal(titleFromPrompt("   "), "New Chat");
   });
 
   test("sessions newest first; truncate", () => {
-    assert.deepEqual(sortSessions([{ id: "a", updated_at: 1 }, { id: "b", updated_at: 3 }, { id: "c", updated_at: 2 }]).map((s) => s.id), ["b", "c", "a"]);
+    assert.deepEqual(
+      sortSessions([
+        { id: "a", updated_at: 1 },
+        { id: "b", updated_at: 3 },
+        { id: "c", updated_at: 2 },
+      ]).map((s) => s.id),
+      ["b", "c", "a"],
+    );
     assert.equal(truncate("a  b\nc", 10), "a b c");
     assert.equal(truncate("abcdefghij", 5), "abcd…");
   });
 
   test("the offline model's first line becomes a notice", () => {
-    const answer = "*Offline extractive answer: Zocrates' built-in model quotes sentences.*\n\n**How?**\n- quote [1, p. 2]";
+    const answer =
+      "*Offline extractive answer: Zocrates' built-in model quotes sentences.*\n\n**How?**\n- quote [1, p. 2]";
     const split = splitOfflineNotice(answer);
     assert.equal(split.offline, true);
-    assert.equal(split.notice, "Offline extractive answer: Zocrates' built-in model quotes sentences.");
+    assert.equal(
+      split.notice,
+      "Offline extractive answer: Zocrates' built-in model quotes sentences.",
+    );
     assert.ok(split.body.startsWith("**How?**"));
     // mid-stream, before the line is complete
     const partial = splitOfflineNotice("*Offline extractive answer: Zocrates' built-in ");
@@ -75,29 +97,67 @@ describe("format", () => {
     const covered = parseCovered(
       'Fitting Linear Mixed-Effects Models Using lme4 (GQ53K66Z) p. 24: 4.\nRcppEigen (M46FM26E) p. 1: "quoted" text\nfree text line',
     );
-    assert.deepEqual(covered[0], { title: "Fitting Linear Mixed-Effects Models Using lme4", itemKey: "GQ53K66Z", page: 24, text: "4." });
+    assert.deepEqual(covered[0], {
+      title: "Fitting Linear Mixed-Effects Models Using lme4",
+      itemKey: "GQ53K66Z",
+      page: 24,
+      text: "4.",
+    });
     assert.equal(covered[1].text, '"quoted" text');
     assert.deepEqual(covered[2], { title: "", itemKey: "", page: null, text: "free text line" });
-    assert.deepEqual(parsePaper("Getting Things in Order (TAQUML3F)"), { title: "Getting Things in Order", itemKey: "TAQUML3F" });
-    const model = buildCardModel({ interruptId: "interrupt_ext_1", invocationId: "e-1", payload: PAYLOAD });
+    assert.deepEqual(parsePaper("Getting Things in Order (TAQUML3F)"), {
+      title: "Getting Things in Order",
+      itemKey: "TAQUML3F",
+    });
+    const model = buildCardModel({
+      interruptId: "interrupt_ext_1",
+      invocationId: "e-1",
+      payload: PAYLOAD,
+    });
     const costs = cardCosts(model);
     assert.match(costs.grant, /from up to 20 passages/);
     assert.match(costs.grant, /1 more extension possible/);
     assert.match(costs.synthesize, /6 passages found so far/);
-    const last = cardCosts(buildCardModel({ interruptId: "i2", invocationId: "e", payload: { ...PAYLOAD, extension_number: 2 } }));
+    const last = cardCosts(
+      buildCardModel({
+        interruptId: "i2",
+        invocationId: "e",
+        payload: { ...PAYLOAD, extension_number: 2 },
+      }),
+    );
     assert.match(last.grant, /last extension/);
     const meters = cardMeters(model);
-    assert.deepEqual(meters.map((m) => [m.id, m.used, m.of]), [["searches", 10, 10], ["words", 5200, 7500]]);
+    assert.deepEqual(
+      meters.map((m) => [m.id, m.used, m.of]),
+      [
+        ["searches", 10, 10],
+        ["words", 5200, 7500],
+      ],
+    );
     assert.equal(meters[0].fraction, 1);
   });
 
   test("library sync progress for the progress bar", () => {
     assert.equal(syncProgress({ phase: "scanning" }).percent, null);
-    const mid = syncProgress({ phase: "indexing", items_done: 1, items_total: 2, pages_done: 51, pages_total: 87, pages_per_second: 19.55, eta_seconds: 1.8, current: "Fitting" });
+    const mid = syncProgress({
+      phase: "indexing",
+      items_done: 1,
+      items_total: 2,
+      pages_done: 51,
+      pages_total: 87,
+      pages_per_second: 19.55,
+      eta_seconds: 1.8,
+      current: "Fitting",
+    });
     assert.equal(mid.percent, 59);
     assert.equal(mid.label, "Indexing: 51 of 87 pages (59%)");
     assert.match(mid.detail, /1 of 2 papers · 19.6 pages\/s · about 2 s left · Fitting/);
-    const done = syncProgress({ phase: "done", pages_total: 87, pages_done: 87, message: "indexed 2" });
+    const done = syncProgress({
+      phase: "done",
+      pages_total: 87,
+      pages_done: 87,
+      message: "indexed 2",
+    });
     assert.equal(done.done, true);
     assert.equal(done.percent, 100);
     assert.equal(done.label, "Done: 87 pages indexed");
@@ -106,14 +166,41 @@ describe("format", () => {
 
   test("status lines: library, storage, maintenance", () => {
     const now = 1_800_000_000_000;
-    assert.equal(libraryStatusLine({ items: 37, pages: 1015, chunks: 1885, last_sync_at: now / 1000 - 120 }, now), "37 papers · 1,015 pages · 1,885 passages indexed · last indexed 2 min ago");
-    assert.equal(storageLine({ size_bytes: 2592768, session_count: 7, event_count: 448, freelist_ratio: 0.02 }), "Database 2.5 MB · 7 chats · 448 events · 2% free space");
     assert.equal(
-      maintenanceLine({ deleted: 0, vacuumed: false, vacuum_skipped_reason: "below_threshold", duration_ms: 10.2 }),
+      libraryStatusLine(
+        { items: 37, pages: 1015, chunks: 1885, last_sync_at: now / 1000 - 120 },
+        now,
+      ),
+      "37 papers · 1,015 pages · 1,885 passages indexed · last indexed 2 min ago",
+    );
+    assert.equal(
+      storageLine({
+        size_bytes: 2592768,
+        session_count: 7,
+        event_count: 448,
+        freelist_ratio: 0.02,
+      }),
+      "Database 2.5 MB · 7 chats · 448 events · 2% free space",
+    );
+    assert.equal(
+      maintenanceLine({
+        deleted: 0,
+        vacuumed: false,
+        vacuum_skipped_reason: "below_threshold",
+        duration_ms: 10.2,
+      }),
       "No chat needed deleting. Not compacted: not enough free space to be worth compacting. (10 ms)",
     );
     assert.equal(
-      maintenanceLine({ deleted: 3, deleted_empty: 1, deleted_expired: 2, vacuumed: true, size_before: 4 * 1024 * 1024, size_after: 1024 * 1024, skipped_active: 1 }),
+      maintenanceLine({
+        deleted: 3,
+        deleted_empty: 1,
+        deleted_expired: 2,
+        vacuumed: true,
+        size_before: 4 * 1024 * 1024,
+        size_after: 1024 * 1024,
+        skipped_active: 1,
+      }),
       "Deleted 3 chats (1 empty, 2 expired). 1 running chat kept. Compacted the database: 4.0 MB → 1.0 MB (3.0 MB reclaimed).",
     );
   });
@@ -121,21 +208,64 @@ describe("format", () => {
 
 describe("steps", () => {
   const steps = [
-    { type: "call", name: "search_library", args: { request: "How does lmer choose?" }, author: "coordinator" },
+    {
+      type: "call",
+      name: "search_library",
+      args: { request: "How does lmer choose?" },
+      author: "coordinator",
+    },
     { type: "thought", text: "Look for lme4.", author: "search_subagent", open: false },
-    { type: "call", name: "search_corpus", args: { query: "lmer optimizer", k: 8 }, author: "search_subagent" },
-    { type: "result", name: "search_corpus", status: "success", count: 8, items: ["A", "B", "C", "D"], author: "search_subagent" },
-    { type: "call", name: "read_document", args: { item_key: "GQ53K66Z", start_page: 20, end_page: 21 }, author: "search_subagent" },
-    { type: "result", name: "read_document", status: "success", pages: [20, 21], title: "lme4", author: "search_subagent" },
-    { type: "call", name: "conclude_search", args: '{"summary": "lme4 uses \\"bobyqa', author: "search_subagent" },
-    { type: "checkpoint", interruptId: "interrupt_ext_1", extensionNumber: 1, maxExtensions: 2, gaps: 1 },
+    {
+      type: "call",
+      name: "search_corpus",
+      args: { query: "lmer optimizer", k: 8 },
+      author: "search_subagent",
+    },
+    {
+      type: "result",
+      name: "search_corpus",
+      status: "success",
+      count: 8,
+      items: ["A", "B", "C", "D"],
+      author: "search_subagent",
+    },
+    {
+      type: "call",
+      name: "read_document",
+      args: { item_key: "GQ53K66Z", start_page: 20, end_page: 21 },
+      author: "search_subagent",
+    },
+    {
+      type: "result",
+      name: "read_document",
+      status: "success",
+      pages: [20, 21],
+      title: "lme4",
+      author: "search_subagent",
+    },
+    {
+      type: "call",
+      name: "conclude_search",
+      args: '{"summary": "lme4 uses \\"bobyqa',
+      author: "search_subagent",
+    },
+    {
+      type: "checkpoint",
+      interruptId: "interrupt_ext_1",
+      extensionNumber: 1,
+      maxExtensions: 2,
+      gaps: 1,
+    },
     { type: "decision", action: "extend_budget", guidance: "photonic", extensionNumber: 1 },
     { type: "call", name: "search_corpus", args: { query: "photonic" }, author: "search_subagent" },
   ];
 
   test("calls merge with their results, in words", () => {
     const rows = stepRows(steps);
-    assert.deepEqual(rows.map((r) => r.kind), ["research", "thought", "search", "read", "conclude", "checkpoint", "decision", "search"]);
+    assert.deepEqual(
+      rows.map((r) => r.kind),
+      ["research", "thought", "search", "read", "conclude", "checkpoint", "decision", "search"],
+    );
     assert.equal(rows[2].label, "Searched “lmer optimizer”");
     assert.equal(rows[2].detail, "8 passages · A; B and 2 more");
     assert.equal(rows[3].label, "Read pp. 20–21");
@@ -160,8 +290,19 @@ describe("steps", () => {
 
   test("a failed tool result shows its error", () => {
     const rows = stepRows([
-      { type: "call", name: "read_document", args: { item_key: "GQ53K66Z", start_page: 2 }, author: "s" },
-      { type: "result", name: "read_document", status: "error", message: "no such page", author: "s" },
+      {
+        type: "call",
+        name: "read_document",
+        args: { item_key: "GQ53K66Z", start_page: 2 },
+        author: "s",
+      },
+      {
+        type: "result",
+        name: "read_document",
+        status: "error",
+        message: "no such page",
+        author: "s",
+      },
     ]);
     assert.equal(rows[0].error, "no such page");
   });
@@ -176,14 +317,27 @@ describe("preferences model", () => {
     { key: "max_retrieval_tools", type: "int", default: 10, description: "n" },
     { key: "brand_new_key", type: "str", default: "", description: "future" },
   ];
-  const config = { session_retention_days: 180, hitl_enabled: true, coordinator_model: "offline", adaptive_compaction_threshold: 0.75, max_retrieval_tools: 10, brand_new_key: "x" };
+  const config = {
+    session_retention_days: 180,
+    hitl_enabled: true,
+    coordinator_model: "offline",
+    adaptive_compaction_threshold: 0.75,
+    max_retrieval_tools: 10,
+    brand_new_key: "x",
+  };
 
   test("fields are grouped, typed and labelled; unknown keys land in Other", () => {
     const groups = configGroups({ config, reference });
-    assert.deepEqual(groups.map((g) => g.id), ["models", "research", "compaction", "storage", "other"]);
+    assert.deepEqual(
+      groups.map((g) => g.id),
+      ["models", "research", "compaction", "storage", "other"],
+    );
     const storage = groups.find((g) => g.id === "storage");
     assert.equal(storage.title, "Chat Sessions & Storage");
-    assert.deepEqual(storage.fields.map((f) => [f.key, f.kind, f.value]), [["session_retention_days", "int-nullable", 180]]);
+    assert.deepEqual(
+      storage.fields.map((f) => [f.key, f.kind, f.value]),
+      [["session_retention_days", "int-nullable", 180]],
+    );
     assert.equal(groups[0].fields[0].kind, "model");
     assert.equal(groups.at(-1).fields[0].key, "brand_new_key");
     assert.equal(fieldKind("bool"), "bool");
@@ -206,7 +360,11 @@ describe("preferences model", () => {
   });
 
   test("the gateway address must be local", () => {
-    assert.deepEqual(checkGatewayURL("http://127.0.0.1:8765/"), { ok: true, message: "", url: "http://127.0.0.1:8765" });
+    assert.deepEqual(checkGatewayURL("http://127.0.0.1:8765/"), {
+      ok: true,
+      message: "",
+      url: "http://127.0.0.1:8765",
+    });
     assert.equal(checkGatewayURL("http://localhost:9000").ok, true);
     assert.equal(checkGatewayURL("http://[::1]:8765").ok, true);
     assert.match(checkGatewayURL("http://example.org").message, /only answers on this computer/);
@@ -227,23 +385,67 @@ describe("the two indexing phases and the PDFs that need care", () => {
     const searchable = syncProgress({ phase: "searchable", pages_done: 80, pages_total: 80 });
     assert.equal(searchable.percent, 100);
     assert.equal(searchable.label, "Searchable: 80 pages indexed by keyword");
-    const running = embeddingProgress({ chunks_total: 2000, chunks_embedded: 500, chunks_pending: 1500, chunks_per_second: 42.5, eta_seconds: 35 });
+    const running = embeddingProgress({
+      chunks_total: 2000,
+      chunks_embedded: 500,
+      chunks_pending: 1500,
+      chunks_per_second: 42.5,
+      eta_seconds: 35,
+    });
     assert.equal(running.percent, 25);
     assert.equal(running.label, "Embedding for meaning search: 500 of 2,000 passages (25%)");
-    assert.match(running.detail, /^1,500 pending · 42\.5 passages\/s · about .* left · keyword search covers the rest meanwhile$/);
-    assert.equal(embeddingProgress({ chunks_total: 3, chunks_embedded: 3, chunks_pending: 0 }).label, "Meaning search ready: 3 passages embedded");
-    assert.match(embeddingProgress({ chunks_total: 3, chunks_embedded: 1, chunks_pending: 2, error: "ConnectionError: down" }).detail, /stalled: ConnectionError: down/);
+    assert.match(
+      running.detail,
+      /^1,500 pending · 42\.5 passages\/s · about .* left · keyword search covers the rest meanwhile$/,
+    );
+    assert.equal(
+      embeddingProgress({ chunks_total: 3, chunks_embedded: 3, chunks_pending: 0 }).label,
+      "Meaning search ready: 3 passages embedded",
+    );
+    assert.match(
+      embeddingProgress({
+        chunks_total: 3,
+        chunks_embedded: 1,
+        chunks_pending: 2,
+        error: "ConnectionError: down",
+      }).detail,
+      /stalled: ConnectionError: down/,
+    );
     assert.equal(embeddingProgress({}).hidden, true);
   });
 
   test("the status line says what waits for embeddings; problems name the PDFs and why", () => {
-    assert.match(libraryStatusLine({ items: 3, pages: 10, chunks: 40, embedding_phase: { chunks_pending: 12 } }), /· 12 passages waiting for embeddings$/);
+    assert.match(
+      libraryStatusLine({
+        items: 3,
+        pages: 10,
+        chunks: 40,
+        embedding_phase: { chunks_pending: 12 },
+      }),
+      /· 12 passages waiting for embeddings$/,
+    );
     const lines = problemLines({
       attachment_states: { indexed: 3, no_text: 1, failed: 1, missing: 0 },
       problems: [
-        { state: "failed", title: "", path: "/z/storage/AB/corrupt.pdf", reason: "Cannot read corrupt.pdf: it is not a PDF" },
-        { state: "no_text", title: "Scanned book", path: "/z/b.pdf", reason: "no text layer: 0 words in 3 pages" },
-        { state: "indexed", title: "Half scanned", path: "/z/c.pdf", reason: "", pages_without_text: 4 },
+        {
+          state: "failed",
+          title: "",
+          path: "/z/storage/AB/corrupt.pdf",
+          reason: "Cannot read corrupt.pdf: it is not a PDF",
+        },
+        {
+          state: "no_text",
+          title: "Scanned book",
+          path: "/z/b.pdf",
+          reason: "no text layer: 0 words in 3 pages",
+        },
+        {
+          state: "indexed",
+          title: "Half scanned",
+          path: "/z/c.pdf",
+          reason: "",
+          pages_without_text: 4,
+        },
       ],
     });
     assert.deepEqual(lines, [

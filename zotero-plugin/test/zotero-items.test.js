@@ -1,7 +1,14 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { scopeFromSelection, chatFields } from "../src/scope.js";
-import { describeItem, findInReader, openCitation, selectedCollection, selectedLibraryIDs, selectionFromPane } from "../src/zotero/items.js";
+import {
+  describeItem,
+  findInReader,
+  openCitation,
+  selectedCollection,
+  selectedLibraryIDs,
+  selectionFromPane,
+} from "../src/zotero/items.js";
 
 function item({ id, key, title, type = "regular", parent = null, best = null, libraryID = 1 }) {
   return {
@@ -24,7 +31,12 @@ const noFile = item({ id: 20, key: "NOFI2345", title: "No file" });
 function fakes({ collections } = {}) {
   const opened = [];
   const selected = [];
-  const byKey = { "1/ABCD2345": lme4, "1/PDF23456": pdf, "1/NOFI2345": noFile, "2/GRUP2345": item({ id: 30, key: "GRUP2345", title: "group", best: null }) };
+  const byKey = {
+    "1/ABCD2345": lme4,
+    "1/PDF23456": pdf,
+    "1/NOFI2345": noFile,
+    "2/GRUP2345": item({ id: 30, key: "GRUP2345", title: "group", best: null }),
+  };
   const Zotero = {
     Libraries: { userLibraryID: 1 },
     Items: { getByLibraryAndKey: (lib, key) => byKey[`${lib}/${key}`] || false },
@@ -35,17 +47,22 @@ function fakes({ collections } = {}) {
     getSelectedLibraryID: () => 2,
     selectItem: async (id) => selected.push(id),
   };
-  if (collections === "plural") pane.getSelectedCollections = () => [{ key: "COLL2345", name: "Mixed" }];
+  if (collections === "plural")
+    pane.getSelectedCollections = () => [{ key: "COLL2345", name: "Mixed" }];
   else if (collections === "none") pane.getSelectedCollection = () => null;
-  else
-    pane.getSelectedCollection = () => ({ key: "COLL2345", name: "Mixed" });
+  else pane.getSelectedCollection = () => ({ key: "COLL2345", name: "Mixed" });
   return { Zotero, pane, opened, selected };
 }
 
 describe("Zotero glue", () => {
   test("the pane's selection becomes the scope chooser's data", () => {
     const { pane } = fakes();
-    assert.deepEqual(describeItem(pdf), { key: "PDF23456", title: "Full Text PDF", parentKey: "ABCD2345", parentTitle: "lme4" });
+    assert.deepEqual(describeItem(pdf), {
+      key: "PDF23456",
+      title: "Full Text PDF",
+      parentKey: "ABCD2345",
+      parentTitle: "lme4",
+    });
     const scope = scopeFromSelection(null, selectionFromPane(pane));
     assert.deepEqual(chatFields(scope).active_items, [
       { item_key: "ABCD2345", title: "lme4" },
@@ -58,15 +75,28 @@ describe("Zotero glue", () => {
     const f = fakes();
     f.pane.getSelectedLibraryIDs = () => [2];
     f.pane.getSelectedLibraryID = () => {
-      throw new Error("ZoteroPane.getSelectedLibraryID() was removed -- use ZoteroPane.getSelectedLibraryIDs()");
+      throw new Error(
+        "ZoteroPane.getSelectedLibraryID() was removed -- use ZoteroPane.getSelectedLibraryIDs()",
+      );
     };
     assert.deepEqual(selectedLibraryIDs(f.pane), [2]);
-    assert.equal(await openCitation({ ...f, itemKey: "GRUP2345", page: 1 }), "selected", "found in the selected group library");
-    assert.deepEqual(selectedLibraryIDs({ getSelectedLibraryID: () => false }), [], "Zotero 7 to 9 with nothing selected");
+    assert.equal(
+      await openCitation({ ...f, itemKey: "GRUP2345", page: 1 }),
+      "selected",
+      "found in the selected group library",
+    );
+    assert.deepEqual(
+      selectedLibraryIDs({ getSelectedLibraryID: () => false }),
+      [],
+      "Zotero 7 to 9 with nothing selected",
+    );
   });
 
   test("the collection getter of Zotero 7 to 9 and of Zotero 10", () => {
-    assert.deepEqual(selectedCollection(fakes({ collections: "plural" }).pane), { key: "COLL2345", name: "Mixed" });
+    assert.deepEqual(selectedCollection(fakes({ collections: "plural" }).pane), {
+      key: "COLL2345",
+      name: "Mixed",
+    });
     assert.equal(selectedCollection(fakes({ collections: "none" }).pane), null);
   });
 
@@ -84,7 +114,18 @@ describe("Zotero glue", () => {
     // zotero/reader's Reader as Zotero's ReaderInstance proxies it: toggleFindPopup, and the
     // find state that _handleFindStateChange stores (src/common/reader.js).
     const internal = {
-      _state: { primaryViewFindState: { popupOpen: false, active: false, query: "", highlightAll: true, caseSensitive: false, entireWord: false, index: null, result: null } },
+      _state: {
+        primaryViewFindState: {
+          popupOpen: false,
+          active: false,
+          query: "",
+          highlightAll: true,
+          caseSensitive: false,
+          entireWord: false,
+          index: null,
+          result: null,
+        },
+      },
       _handleFindStateChange(primary, params) {
         assert.equal(primary, true);
         this._state = { ...this._state, primaryViewFindState: params };
@@ -95,7 +136,10 @@ describe("Zotero glue", () => {
       _initPromise: Promise.resolve(),
       toggleFindPopup({ primary, open }) {
         assert.equal(primary, true);
-        internal._state.primaryViewFindState = { ...internal._state.primaryViewFindState, popupOpen: open };
+        internal._state.primaryViewFindState = {
+          ...internal._state.primaryViewFindState,
+          popupOpen: open,
+        };
       },
     };
     const f = fakes();
@@ -103,7 +147,8 @@ describe("Zotero glue", () => {
       f.opened.push([id, location]);
       return reader;
     };
-    const quote = "For non-seasonal data, we consider ARIMA(p, d, q) models where d is selected by KPSS tests.";
+    const quote =
+      "For non-seasonal data, we consider ARIMA(p, d, q) models where d is selected by KPSS tests.";
     assert.equal(await openCitation({ ...f, itemKey: "ABCD2345", page: 10, quote }), "found");
     assert.deepEqual(f.opened, [[11, { pageIndex: 9 }]]);
     const state = internal._state.primaryViewFindState;
@@ -119,7 +164,11 @@ describe("Zotero glue", () => {
     const f = fakes();
     assert.equal(await openCitation({ ...f, itemKey: "NOFI2345", page: 1 }), "selected");
     assert.deepEqual(f.selected, [20]);
-    assert.equal(await openCitation({ ...f, itemKey: "GRUP2345", page: 1 }), "selected", "found in the selected group library");
+    assert.equal(
+      await openCitation({ ...f, itemKey: "GRUP2345", page: 1 }),
+      "selected",
+      "found in the selected group library",
+    );
     assert.equal(await openCitation({ ...f, itemKey: "MISS2345", page: 1 }), "missing");
   });
 });

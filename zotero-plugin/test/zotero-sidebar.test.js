@@ -14,15 +14,27 @@ const item = (key, title, parent = null) => ({
 describe("sidebar: docking and selection", () => {
   test("docks after #zotero-context-pane (beside the library and reader tabs), else after #tabs-deck", () => {
     const parent = { id: "hbox" };
-    const els = { "zotero-context-pane": { parentNode: parent }, "tabs-deck": { parentNode: parent } };
-    assert.equal(findDock({ getElementById: (id) => els[id] || null }).after, els["zotero-context-pane"]);
-    assert.equal(findDock({ getElementById: (id) => (id === "tabs-deck" ? els[id] : null) }).after, els["tabs-deck"]);
+    const els = {
+      "zotero-context-pane": { parentNode: parent },
+      "tabs-deck": { parentNode: parent },
+    };
+    assert.equal(
+      findDock({ getElementById: (id) => els[id] || null }).after,
+      els["zotero-context-pane"],
+    );
+    assert.equal(
+      findDock({ getElementById: (id) => (id === "tabs-deck" ? els[id] : null) }).after,
+      els["tabs-deck"],
+    );
     assert.equal(findDock({ getElementById: () => null }), null);
   });
 
   test("a window without the dock gets no pane, and nothing breaks", () => {
     const logs = [];
-    const mounted = mountSidebar({ document: { getElementById: () => null } }, { Zotero: {}, log: (m) => logs.push(m) });
+    const mounted = mountSidebar(
+      { document: { getElementById: () => null } },
+      { Zotero: {}, log: (m) => logs.push(m) },
+    );
     assert.equal(typeof mounted.unmount, "function");
     assert.match(logs[0], /no place for the pane/);
   });
@@ -36,13 +48,23 @@ describe("sidebar: docking and selection", () => {
       },
       Zotero_Tabs: { selectedType: "library", selectedID: "zotero-pane" },
     };
-    const Zotero = { Reader: { getByTabID: (id) => (id === "tab-1" ? { _item: item("ATTA2345", "Full Text PDF", lme4) } : null) } };
+    const Zotero = {
+      Reader: {
+        getByTabID: (id) =>
+          id === "tab-1" ? { _item: item("ATTA2345", "Full Text PDF", lme4) } : null,
+      },
+    };
     const library = zoteroSelection(win, Zotero);
-    assert.deepEqual(library.selectedItems.map((i) => i.key), ["ABCD2345", "BRMS7890"]);
+    assert.deepEqual(
+      library.selectedItems.map((i) => i.key),
+      ["ABCD2345", "BRMS7890"],
+    );
     assert.deepEqual(library.collection, { key: "COLL2345", name: "Mixed models" });
     win.Zotero_Tabs = { selectedType: "reader", selectedID: "tab-1" };
     const reader = zoteroSelection(win, Zotero);
-    assert.deepEqual(reader.selectedItems, [{ key: "ATTA2345", title: "Full Text PDF", parentKey: "ABCD2345", parentTitle: "lme4" }]);
+    assert.deepEqual(reader.selectedItems, [
+      { key: "ATTA2345", title: "Full Text PDF", parentKey: "ABCD2345", parentTitle: "lme4" },
+    ]);
     assert.equal(reader.collection.key, "COLL2345");
     win.Zotero_Tabs = { selectedType: "note", selectedID: "tab-2" };
     assert.deepEqual(zoteroSelection(win, Zotero).selectedItems, []);
@@ -53,9 +75,17 @@ describe("app: the reader's text selection and the preferences", () => {
   function setup() {
     const z = fakeZotero();
     const listeners = [];
-    z.Zotero.Reader = { registerEventListener: (type, handler, pluginID) => listeners.push({ type, handler, pluginID }) };
+    z.Zotero.Reader = {
+      registerEventListener: (type, handler, pluginID) =>
+        listeners.push({ type, handler, pluginID }),
+    };
     z.Zotero.getMainWindow = () => z.windows[0];
-    const app = createApp({ Zotero: z.Zotero, rootURI: "file:///p/", fetch: async () => ({ ok: true, status: 200, text: async () => "{}" }), ...fakeFiles({}) });
+    const app = createApp({
+      Zotero: z.Zotero,
+      rootURI: "file:///p/",
+      fetch: async () => ({ ok: true, status: 200, text: async () => "{}" }),
+      ...fakeFiles({}),
+    });
     return { z, app, listeners };
   }
 
@@ -64,7 +94,10 @@ describe("app: the reader's text selection and the preferences", () => {
     z.store["extensions.zocrates.registerOnStartup"] = false;
     await app.startup();
     assert.equal(app.data.prefPaneID, "plugin-pane-1");
-    assert.deepEqual(listeners.map((l) => [l.type, l.pluginID]), [["renderTextSelectionPopup", "zocrates@zocrates.dev"]]);
+    assert.deepEqual(
+      listeners.map((l) => [l.type, l.pluginID]),
+      [["renderTextSelectionPopup", "zocrates@zocrates.dev"]],
+    );
   });
 
   test("the popup gets “Ask Zocrates about this”, the pane is told, a click pins the passage", () => {
@@ -75,7 +108,12 @@ describe("app: the reader's text selection and the preferences", () => {
     const win = z.windows[0];
     app.data.windows.set(win, { pinSnippet: (s) => pinned.push(s) });
     const appended = [];
-    const button = { listeners: {}, addEventListener(t, f) { this.listeners[t] = f; } };
+    const button = {
+      listeners: {},
+      addEventListener(t, f) {
+        this.listeners[t] = f;
+      },
+    };
     const parent = { key: "ABCD2345", getDisplayTitle: () => "lme4" };
     app.renderSelectionPopup({
       reader: { _item: { key: "ATTA2345", parentItem: parent }, _window: win },

@@ -47,13 +47,21 @@ export const ZOTERO_VERSIONS = Object.freeze([
   { major: 10, version: "10.0.1", gecko: "140.14.0esr" },
 ]);
 
-const IGNORED = new Set(["then", "toJSON", "constructor", "inspect", "nodeType", "asymmetricMatch"]);
+const IGNORED = new Set([
+  "then",
+  "toJSON",
+  "constructor",
+  "inspect",
+  "nodeType",
+  "asymmetricMatch",
+]);
 
 /** A proxy over `target` that records reads of names `target` does not have. */
 function recorder(target, path, absent) {
   return new Proxy(target, {
     get(obj, prop, receiver) {
-      if (typeof prop === "symbol" || prop in obj || IGNORED.has(prop)) return Reflect.get(obj, prop, receiver);
+      if (typeof prop === "symbol" || prop in obj || IGNORED.has(prop))
+        return Reflect.get(obj, prop, receiver);
       absent.add(`${path}.${prop}`);
       return undefined;
     },
@@ -84,7 +92,10 @@ const MAIN_WINDOW = `<!DOCTYPE html>
  *          tab?: {type: string, id: string}}} options
  *   items: `{id, key, title, attachment?: {id, key}}`, the first ones selected
  */
-export function zoteroSurface(major, { items = [], collection = null, prefs = {}, dataDir = "/home/me/Zotero", tab = null } = {}) {
+export function zoteroSurface(
+  major,
+  { items = [], collection = null, prefs = {}, dataDir = "/home/me/Zotero", tab = null } = {},
+) {
   const info = ZOTERO_VERSIONS.find((v) => v.major === major);
   if (!info) throw new Error(`no surface for Zotero ${major}`);
   const absent = new Set();
@@ -109,7 +120,10 @@ export function zoteroSurface(major, { items = [], collection = null, prefs = {}
         isAttachment: () => isAttachment,
         getBestAttachment: async () => {
           if (isAttachment) {
-            if (major >= 10) throw new Error("getBestAttachment() can only be called on regular items. Called on application/pdf");
+            if (major >= 10)
+              throw new Error(
+                "getBestAttachment() can only be called on regular items. Called on application/pdf",
+              );
             throw "getBestAttachment() can only be called on regular items";
           }
           return attachment;
@@ -118,7 +132,8 @@ export function zoteroSurface(major, { items = [], collection = null, prefs = {}
       "item",
     );
     let attachment = null;
-    if (spec.attachment) attachment = makeItem({ ...spec.attachment, title: "Full Text PDF" }, item);
+    if (spec.attachment)
+      attachment = makeItem({ ...spec.attachment, title: "Full Text PDF" }, item);
     byID.set(item.id, item);
     byKey.set(`${item.libraryID}/${item.key}`, item);
     return item;
@@ -130,36 +145,55 @@ export function zoteroSurface(major, { items = [], collection = null, prefs = {}
   const { window: dom, document } = parseHTML(MAIN_WINDOW);
   const ftl = [];
   const listeners = { items: new Set(), collections: new Set() };
-  const emitter = (set) => rec({ addListener: (f) => set.add(f), removeListener: (f) => set.delete(f) }, "onSelect");
+  const emitter = (set) =>
+    rec({ addListener: (f) => set.add(f), removeListener: (f) => set.delete(f) }, "onSelect");
   const libraryIDs = [1];
   const paneMethods = {
     getSelectedItems: () => {
       call("ZoteroPane.getSelectedItems");
       // From 7.0.12 on, in a reader tab: the reader's parent item.
-      if (tabs.selectedType === "reader") return readerItem?.parentItem ? [readerItem.parentItem] : [];
+      if (tabs.selectedType === "reader")
+        return readerItem?.parentItem ? [readerItem.parentItem] : [];
       return selected;
     },
     selectItem: async (id) => call("ZoteroPane.selectItem", id),
     itemsView: rec(
       {
         onSelect: emitter(listeners.items),
-        ...(major >= 10 ? { collectionTreeRows: [], viewMode: "default" } : { collectionTreeRow: {} }),
+        ...(major >= 10
+          ? { collectionTreeRows: [], viewMode: "default" }
+          : { collectionTreeRow: {} }),
       },
       "ZoteroPane.itemsView",
     ),
-    collectionsView: rec({ onSelect: emitter(listeners.collections), selectedTreeRow: {} }, "ZoteroPane.collectionsView"),
+    collectionsView: rec(
+      { onSelect: emitter(listeners.collections), selectedTreeRow: {} },
+      "ZoteroPane.collectionsView",
+    ),
   };
   const zCollection = collection ? rec({ ...collection }, "collection") : null;
   if (major >= 10) {
     Object.assign(paneMethods, {
-      getSelectedCollections: () => (call("ZoteroPane.getSelectedCollections"), zCollection ? [zCollection] : []),
+      getSelectedCollections: () => (
+        call("ZoteroPane.getSelectedCollections"),
+        zCollection ? [zCollection] : []
+      ),
       getSelectedLibraryIDs: () => (call("ZoteroPane.getSelectedLibraryIDs"), libraryIDs),
       getSelectedSavedSearches: () => [],
       getCollectionTreeRows: () => [],
-      getSelectedCollection: removed("getSelectedCollection", "ZoteroPane.getSelectedCollections()"),
+      getSelectedCollection: removed(
+        "getSelectedCollection",
+        "ZoteroPane.getSelectedCollections()",
+      ),
       getSelectedLibraryID: removed("getSelectedLibraryID", "ZoteroPane.getSelectedLibraryIDs()"),
-      getSelectedSavedSearch: removed("getSelectedSavedSearch", "ZoteroPane.getSelectedSavedSearches()"),
-      getSelectedGroup: removed("getSelectedGroup", "filter ZoteroPane.getCollectionTreeRows() by isGroup()"),
+      getSelectedSavedSearch: removed(
+        "getSelectedSavedSearch",
+        "ZoteroPane.getSelectedSavedSearches()",
+      ),
+      getSelectedGroup: removed(
+        "getSelectedGroup",
+        "filter ZoteroPane.getCollectionTreeRows() by isGroup()",
+      ),
       getCollectionTreeRow: removed("getCollectionTreeRow", "ZoteroPane.getCollectionTreeRows()"),
     });
   } else {
@@ -172,9 +206,16 @@ export function zoteroSurface(major, { items = [], collection = null, prefs = {}
     });
   }
   const ZoteroPane = rec(paneMethods, "ZoteroPane");
-  const tabTypes = major >= 8 ? ["library", "reader", "reader-unloaded", "note", "note-unloaded"] : ["library", "reader", "reader-unloaded"];
-  const tabs = rec({ selectedType: tab?.type || "library", selectedID: tab?.id || "zotero-pane" }, "Zotero_Tabs");
-  if (!tabTypes.includes(tabs.selectedType)) throw new Error(`Zotero ${major} has no ${tabs.selectedType} tabs`);
+  const tabTypes =
+    major >= 8
+      ? ["library", "reader", "reader-unloaded", "note", "note-unloaded"]
+      : ["library", "reader", "reader-unloaded"];
+  const tabs = rec(
+    { selectedType: tab?.type || "library", selectedID: tab?.id || "zotero-pane" },
+    "Zotero_Tabs",
+  );
+  if (!tabTypes.includes(tabs.selectedType))
+    throw new Error(`Zotero ${major} has no ${tabs.selectedType} tabs`);
 
   const win = rec(
     {
@@ -212,9 +253,14 @@ export function zoteroSurface(major, { items = [], collection = null, prefs = {}
   const observers = new Map();
   let readerItem = null;
   const reader = {
-    open: async (itemID, location, options) => call("Zotero.Reader.open", itemID, location, options),
-    getByTabID: (id) => (id === tabs.selectedID && readerItem ? rec({ _item: readerItem, itemID: readerItem.id }, "reader") : null),
-    registerEventListener: (type, handler, pluginID) => readerListeners.push({ type, handler, pluginID }),
+    open: async (itemID, location, options) =>
+      call("Zotero.Reader.open", itemID, location, options),
+    getByTabID: (id) =>
+      id === tabs.selectedID && readerItem
+        ? rec({ _item: readerItem, itemID: readerItem.id }, "reader")
+        : null,
+    registerEventListener: (type, handler, pluginID) =>
+      readerListeners.push({ type, handler, pluginID }),
     unregisterEventListener: (type, handler) => {
       call("Zotero.Reader.unregisterEventListener", type);
       if (major < 10) {
@@ -261,7 +307,17 @@ export function zoteroSurface(major, { items = [], collection = null, prefs = {}
       },
       "Zotero.PreferencePanes",
     ),
-    Utilities: rec({ Internal: rec({ openPreferences: (paneID) => call("Zotero.Utilities.Internal.openPreferences", paneID) }, "Zotero.Utilities.Internal") }, "Zotero.Utilities"),
+    Utilities: rec(
+      {
+        Internal: rec(
+          {
+            openPreferences: (paneID) => call("Zotero.Utilities.Internal.openPreferences", paneID),
+          },
+          "Zotero.Utilities.Internal",
+        ),
+      },
+      "Zotero.Utilities",
+    ),
     Libraries: rec({ userLibraryID: 1 }, "Zotero.Libraries"),
     Items: rec(
       {
@@ -282,9 +338,19 @@ export function zoteroSurface(major, { items = [], collection = null, prefs = {}
       },
       "Zotero.Notifier",
     ),
-    ItemPaneManager: rec({ registerSection: () => "section", unregisterSection: () => true }, "Zotero.ItemPaneManager"),
+    ItemPaneManager: rec(
+      { registerSection: () => "section", unregisterSection: () => true },
+      "Zotero.ItemPaneManager",
+    ),
     PDFWorker: rec({}, "Zotero.PDFWorker"),
-    ...(major >= 8 ? { MenuManager: rec({ registerMenu: () => "menu", unregisterMenu: () => true }, "Zotero.MenuManager") } : {}),
+    ...(major >= 8
+      ? {
+          MenuManager: rec(
+            { registerMenu: () => "menu", unregisterMenu: () => true },
+            "Zotero.MenuManager",
+          ),
+        }
+      : {}),
     ...(major <= 8 ? { CookieSandbox: function CookieSandbox() {} } : {}),
   };
   const Zotero = rec(zotero, "Zotero");
@@ -310,7 +376,9 @@ export function zoteroSurface(major, { items = [], collection = null, prefs = {}
       readerItem = attachment;
       tabs.selectedType = "reader";
       tabs.selectedID = id;
-      for (const { observer, types } of observers.values()) if (types.includes("tab")) observer.notify("select", "tab", [id], { [id]: { type: "reader" } });
+      for (const { observer, types } of observers.values())
+        if (types.includes("tab"))
+          observer.notify("select", "tab", [id], { [id]: { type: "reader" } });
     },
     /** Zotero's reader fires renderTextSelectionPopup for a selection on page `pageIndex`. */
     selectText(attachment, text, pageIndex) {

@@ -22,8 +22,18 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
 const PLUGIN_ID = "zocrates@zocrates.dev";
 const ROOT_URI = `jar:file:///profile/extensions/${PLUGIN_ID}.xpi!/`;
-const LME4 = { id: 11, key: "ABCD2345", title: "Fitting Linear Mixed-Effects Models Using lme4", attachment: { id: 12, key: "ATTA2345" } };
-const BRMS = { id: 21, key: "BRMS7890", title: "brms: An R Package for Bayesian Multilevel Models", attachment: { id: 22, key: "ATTB7890" } };
+const LME4 = {
+  id: 11,
+  key: "ABCD2345",
+  title: "Fitting Linear Mixed-Effects Models Using lme4",
+  attachment: { id: 12, key: "ATTA2345" },
+};
+const BRMS = {
+  id: 21,
+  key: "BRMS7890",
+  title: "brms: An R Package for Bayesian Multilevel Models",
+  attachment: { id: 22, key: "ATTB7890" },
+};
 const COLLECTION = { key: "COLL2345", name: "Mixed models", libraryID: 1 };
 
 /** GET /sessions/{id}: the paused turn's question, then its completed answer. */
@@ -34,7 +44,16 @@ function completedSession() {
     ...session,
     messages: [
       question,
-      { id: "a9", role: "assistant", author: "synthesizer", text: ANSWER, thought: false, timestamp: 1726000009, invocation_id: question.invocation_id, intermediate: false },
+      {
+        id: "a9",
+        role: "assistant",
+        author: "synthesizer",
+        text: ANSWER,
+        thought: false,
+        timestamp: 1726000009,
+        invocation_id: question.invocation_id,
+        intermediate: false,
+      },
     ],
     pending_hitl: null,
   };
@@ -45,12 +64,30 @@ function gatewayFetch(requests) {
   return async (url, init = {}) => {
     const { pathname } = new URL(url);
     requests.push(`${init.method || "GET"} ${pathname}${init.body ? ` ${init.body}` : ""}`);
-    if (pathname === "/register") return jsonResponse({ status: "success", zotero_data_dir: "/home/me/Zotero" });
+    if (pathname === "/register")
+      return jsonResponse({ status: "success", zotero_data_dir: "/home/me/Zotero" });
     if (pathname === "/sessions") {
-      return jsonResponse({ status: "success", sessions: [{ id: SESSION_ID, title: "lmer optimizers", created_at: 1726000000, updated_at: 1726000100, event_count: 2 }] });
+      return jsonResponse({
+        status: "success",
+        sessions: [
+          {
+            id: SESSION_ID,
+            title: "lmer optimizers",
+            created_at: 1726000000,
+            updated_at: 1726000100,
+            event_count: 2,
+          },
+        ],
+      });
     }
-    if (pathname === `/sessions/${SESSION_ID}`) return jsonResponse({ status: "success", session: completedSession() });
-    if (pathname === "/library/prioritize") return jsonResponse({ status: "success", item_keys: JSON.parse(init.body).item_keys, chunks_pending: 12 });
+    if (pathname === `/sessions/${SESSION_ID}`)
+      return jsonResponse({ status: "success", session: completedSession() });
+    if (pathname === "/library/prioritize")
+      return jsonResponse({
+        status: "success",
+        item_keys: JSON.parse(init.body).item_keys,
+        chunks_pending: 12,
+      });
     return jsonResponse({ status: "error", code: "not_found", message: pathname }, 404);
   };
 }
@@ -82,7 +119,8 @@ test("the manifest declares Zotero 7.0 to 10.0.* and nothing newer", () => {
   assert.equal(zotero.strict_max_version, "10.0.*");
   assert.ok(zotero.update_url.startsWith("https://"), "every version requires update_url");
   const declared = (v) => Number.parseInt(v, 10) <= Number.parseInt(zotero.strict_max_version, 10);
-  for (const { major } of ZOTERO_VERSIONS) assert.ok(declared(String(major)), `Zotero ${major} is declared`);
+  for (const { major } of ZOTERO_VERSIONS)
+    assert.ok(declared(String(major)), `Zotero ${major} is declared`);
   assert.ok(!declared("11"), "Zotero 11 is not feature-frozen: it must not be declared");
 });
 
@@ -99,7 +137,9 @@ for (const { major, version } of ZOTERO_VERSIONS) {
     test("start-up, a window with the pane, selection, citation, reader selection, settings, unload, shutdown", async () => {
       const z = zoteroSurface(major, { items: [LME4, BRMS], collection: COLLECTION });
       const requests = [];
-      const { IOUtils, PathUtils } = fakeFiles({ "/home/me/Zotero/zocrates-data/gateway.token": "tok" });
+      const { IOUtils, PathUtils } = fakeFiles({
+        "/home/me/Zotero/zocrates-data/gateway.token": "tok",
+      });
       let chrome = null;
       const globals = {
         Zotero: z.Zotero,
@@ -125,7 +165,10 @@ for (const { major, version } of ZOTERO_VERSIONS) {
           io: { newURI: (s) => s },
           scriptloader: {
             loadSubScript(url, ctx) {
-              vm.runInContext(files.get(url.slice(ROOT_URI.length)).toString(), vm.createContext({ ...globals, ...ctx }));
+              vm.runInContext(
+                files.get(url.slice(ROOT_URI.length)).toString(),
+                vm.createContext({ ...globals, ...ctx }),
+              );
             },
           },
         },
@@ -137,11 +180,16 @@ for (const { major, version } of ZOTERO_VERSIONS) {
       await sandbox.startup({ id: PLUGIN_ID, version: pkg.version, rootURI: ROOT_URI }, 1);
       const plugin = z.Zotero.Zocrates;
       assert.ok(plugin?.data.initialized, "Zotero.Zocrates is set up");
-      assert.deepEqual(JSON.parse(JSON.stringify(chrome.entries)), [["content", "zocrates", `${ROOT_URI}content/`]]);
+      assert.deepEqual(JSON.parse(JSON.stringify(chrome.entries)), [
+        ["content", "zocrates", `${ROOT_URI}content/`],
+      ]);
       assert.equal(z.panes.length, 1);
       assert.equal(z.panes[0].pluginID, PLUGIN_ID);
       assert.equal(z.panes[0].src, `${ROOT_URI}content/preferences.xhtml`);
-      assert.deepEqual(z.readerListeners.map((l) => [l.type, l.pluginID]), [["renderTextSelectionPopup", PLUGIN_ID]]);
+      assert.deepEqual(
+        z.readerListeners.map((l) => [l.type, l.pluginID]),
+        [["renderTextSelectionPopup", PLUGIN_ID]],
+      );
       await plugin.data.registering;
       assert.equal(plugin.data.registration.ok, true);
 
@@ -150,14 +198,21 @@ for (const { major, version } of ZOTERO_VERSIONS) {
       assert.ok(container, "the pane is in the main window");
       const dock = doc.getElementById("zotero-context-pane");
       assert.equal(dock.nextElementSibling.id, "zocrates-pane-resizer");
-      assert.equal(dock.nextElementSibling.nextElementSibling, container, "docked after the context pane");
+      assert.equal(
+        dock.nextElementSibling.nextElementSibling,
+        container,
+        "docked after the context pane",
+      );
       assert.deepEqual(z.ftl, ["zocrates-addon.ftl", "zocrates-sidebar.ftl"]);
       assert.ok(doc.getElementById("zocrates-stylesheet"));
 
       // the chat list and the last chat load; the answer's citations are links
       const mounted = plugin.data.windows.get(z.window);
       const controller = mounted.pane.controller;
-      await until(() => controller.state.session?.id === SESSION_ID && controller.state.messages.length === 2, "the chat");
+      await until(
+        () => controller.state.session?.id === SESSION_ID && controller.state.messages.length === 2,
+        "the chat",
+      );
       assert.match(requests[0], /^POST \/register /);
 
       // selection: the items and collection as this version's ZoteroPane gives them
@@ -169,28 +224,46 @@ for (const { major, version } of ZOTERO_VERSIONS) {
       const called = new Set(z.calls.map((c) => c.name));
       if (major >= 10) {
         assert.ok(called.has("ZoteroPane.getSelectedCollections"));
-        assert.ok(!called.has("ZoteroPane.getSelectedCollection"), "the removed getter is never called");
+        assert.ok(
+          !called.has("ZoteroPane.getSelectedCollection"),
+          "the removed getter is never called",
+        );
       } else {
         assert.ok(called.has("ZoteroPane.getSelectedCollection"));
       }
 
       // a citation opens the cited paper's PDF at the cited page (0-based pageIndex)
       mounted.pane.view.render();
-      const link = await until(() => [...container.querySelectorAll("a.zocrates-citation")].find((a) => a.getAttribute("data-item-key") === LME4.key), "a citation link");
+      const link = await until(
+        () =>
+          [...container.querySelectorAll("a.zocrates-citation")].find(
+            (a) => a.getAttribute("data-item-key") === LME4.key,
+          ),
+        "a citation link",
+      );
       assert.equal(link.getAttribute("data-page"), "3");
       link.dispatchEvent(new doc.defaultView.Event("click", { bubbles: true, cancelable: true }));
-      const opened = await until(() => z.calls.find((c) => c.name === "Zotero.Reader.open"), "Zotero.Reader.open");
+      const opened = await until(
+        () => z.calls.find((c) => c.name === "Zotero.Reader.open"),
+        "Zotero.Reader.open",
+      );
       assert.deepEqual(plain(opened.args.slice(0, 2)), [LME4.attachment.id, { pageIndex: 2 }]);
-      if (major >= 10) assert.ok(z.calls.some((c) => c.name === "ZoteroPane.getSelectedLibraryIDs"));
+      if (major >= 10)
+        assert.ok(z.calls.some((c) => c.name === "ZoteroPane.getSelectedLibraryIDs"));
       else assert.ok(z.calls.some((c) => c.name === "ZoteroPane.getSelectedLibraryID"));
 
       // a reader tab: the scope offers the open paper; its text selection can be pinned
       const attachment = z.item(LME4.attachment.key);
       z.openReaderTab(attachment);
       mounted.pane.refreshSelection();
-      assert.deepEqual(plain(controller.state.selection.selectedItems.map((i) => i.key)), [LME4.attachment.key]);
+      assert.deepEqual(plain(controller.state.selection.selectedItems.map((i) => i.key)), [
+        LME4.attachment.key,
+      ]);
       // ... and goes to the front of the embedding queue
-      await until(() => requests.includes(`POST /library/prioritize {"item_keys":["${LME4.key}"]}`), "the open paper prioritized");
+      await until(
+        () => requests.includes(`POST /library/prioritize {"item_keys":["${LME4.key}"]}`),
+        "the open paper prioritized",
+      );
       const appended = z.selectText(attachment, "bobyqa is the default optimizer", 2);
       assert.equal(appended.length, 1, "the popup got one button");
       appended[0].dispatchEvent(new doc.defaultView.Event("click"));
@@ -201,7 +274,10 @@ for (const { major, version } of ZOTERO_VERSIONS) {
 
       // the settings open at the plugin's pane
       plugin.app.openPreferences();
-      assert.deepEqual(z.calls.find((c) => c.name === "Zotero.Utilities.Internal.openPreferences").args, [`${PLUGIN_ID}-pane`]);
+      assert.deepEqual(
+        z.calls.find((c) => c.name === "Zotero.Utilities.Internal.openPreferences").args,
+        [`${PLUGIN_ID}-pane`],
+      );
 
       // window unload, then shutdown: nothing of the plugin is left behind
       await sandbox.onMainWindowUnload({ window: z.window }, 1);
@@ -210,7 +286,10 @@ for (const { major, version } of ZOTERO_VERSIONS) {
       assert.equal(z.listenerCount(), 0, "selection listeners removed");
       assert.equal(z.observers.size, 0, "notifier observers removed");
       await sandbox.onMainWindowLoad({ window: z.window }, 1);
-      assert.ok(doc.getElementById("zocrates-pane-container"), "a window loaded again gets the pane again");
+      assert.ok(
+        doc.getElementById("zocrates-pane-container"),
+        "a window loaded again gets the pane again",
+      );
       await sandbox.shutdown({ id: PLUGIN_ID }, 4);
       assert.equal(z.Zotero.Zocrates, undefined);
       assert.equal(chrome.destructed, true);
@@ -221,10 +300,18 @@ for (const { major, version } of ZOTERO_VERSIONS) {
 
       // what the plugin looked for and this version does not have: only its feature tests
       // (and its own Zotero.Zocrates, read before it is set)
-      const expectedAbsent = major >= 10 ? [] : ["ZoteroPane.getSelectedCollections", "ZoteroPane.getSelectedLibraryIDs"];
-      const own = (n) => n === "Zotero.Zocrates" || n.startsWith("item.") || n.startsWith("collection.");
+      const expectedAbsent =
+        major >= 10
+          ? []
+          : ["ZoteroPane.getSelectedCollections", "ZoteroPane.getSelectedLibraryIDs"];
+      const own = (n) =>
+        n === "Zotero.Zocrates" || n.startsWith("item.") || n.startsWith("collection.");
       assert.deepEqual([...z.absent].filter((n) => !own(n)).sort(), expectedAbsent.sort());
-      assert.deepEqual(z.log.filter((m) => /error|could not|failed/i.test(m)), [], "nothing went wrong in the log");
+      assert.deepEqual(
+        z.log.filter((m) => /error|could not|failed/i.test(m)),
+        [],
+        "nothing went wrong in the log",
+      );
     });
   });
 }

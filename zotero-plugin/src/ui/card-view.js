@@ -60,7 +60,10 @@ export function renderCheckpointCard(h, doc, checkpoint, handlers = {}) {
       on: { click: () => choose("extend_budget") },
     },
     [
-      h("span", { class: "zc-choice-label" }, [icon(doc, "search"), h("span", {}, [model.primary.label])]),
+      h("span", { class: "zc-choice-label" }, [
+        icon(doc, "search"),
+        h("span", {}, [model.primary.label]),
+      ]),
       h("span", { class: "zc-choice-cost", id: `${id}-grant-cost` }, [costs.grant]),
     ],
   );
@@ -74,7 +77,10 @@ export function renderCheckpointCard(h, doc, checkpoint, handlers = {}) {
       on: { click: () => choose("synthesize") },
     },
     [
-      h("span", { class: "zc-choice-label" }, [icon(doc, "sparkle"), h("span", {}, [model.secondary.label])]),
+      h("span", { class: "zc-choice-label" }, [
+        icon(doc, "sparkle"),
+        h("span", {}, [model.secondary.label]),
+      ]),
       h("span", { class: "zc-choice-cost", id: `${id}-synth-cost` }, [costs.synthesize]),
     ],
   );
@@ -145,9 +151,14 @@ export function renderCheckpointCard(h, doc, checkpoint, handlers = {}) {
     },
     [
       h("div", { class: "zc-card-head" }, [
-        h("span", { class: "badge" }, [icon(doc, "flag", { size: 12 }), h("span", {}, [model.badge])]),
+        h("span", { class: "badge" }, [
+          icon(doc, "flag", { size: 12 }),
+          h("span", {}, [model.badge]),
+        ]),
       ]),
-      h("h3", { class: "zc-card-title", id: `${id}-title` }, ["The search paused before answering"]),
+      h("h3", { class: "zc-card-title", id: `${id}-title` }, [
+        "The search paused before answering",
+      ]),
       h("p", { class: "zc-card-trigger" }, [model.triggerText, " ", "Choose how to continue."]),
       h("div", { class: "zc-meters" }, [
         ...meters,
@@ -156,25 +167,46 @@ export function renderCheckpointCard(h, doc, checkpoint, handlers = {}) {
             h("span", {}, ["Passages found"]),
             h("span", { class: "zc-meter-value" }, [number(model.stats.evidenceCount)]),
           ]),
-          papers.length ? h("div", { class: "zc-meter-sub" }, [`from ${papers.length} paper${papers.length === 1 ? "" : "s"}`]) : null,
+          papers.length
+            ? h("div", { class: "zc-meter-sub" }, [
+                `from ${papers.length} paper${papers.length === 1 ? "" : "s"}`,
+              ])
+            : null,
         ]),
       ]),
       model.gaps.length
         ? h("div", { class: "zc-card-section zc-gaps-section" }, [
             h("h4", {}, [icon(doc, "alert", { size: 14 }), h("span", {}, [model.gapsHeading])]),
-            h("ul", { class: "gaps" }, model.gaps.map((g) => h("li", {}, [g]))),
+            h(
+              "ul",
+              { class: "gaps" },
+              model.gaps.map((g) => h("li", {}, [g])),
+            ),
           ])
         : null,
-      h("details", { class: "zc-card-section zc-covered-section", props: { open: covered.length <= 3 } }, [
-        h("summary", {}, [
-          h("h4", {}, [icon(doc, "check", { size: 14 }), h("span", {}, [model.coveredHeading]), h("span", { class: "zc-count" }, [String(covered.length)])]),
-        ]),
-        coveredList,
+      h(
+        "details",
+        { class: "zc-card-section zc-covered-section", props: { open: covered.length <= 3 } },
+        [
+          h("summary", {}, [
+            h("h4", {}, [
+              icon(doc, "check", { size: 14 }),
+              h("span", {}, [model.coveredHeading]),
+              h("span", { class: "zc-count" }, [String(covered.length)]),
+            ]),
+          ]),
+          coveredList,
+        ],
+      ),
+      h("label", { class: "zc-guidance-label", for: `${id}-guidance` }, [
+        "Guidance for the next pass ",
+        h("span", { class: "zc-muted" }, ["(optional)"]),
       ]),
-      h("label", { class: "zc-guidance-label", for: `${id}-guidance` }, ["Guidance for the next pass ", h("span", { class: "zc-muted" }, ["(optional)"])]),
       guidance,
       h("div", { class: "zc-guidance-hint zc-muted", id: `${id}-guidance-hint` }, [
-        model.primary.disabled ? "The guidance is kept with your choice." : `${handlers.isMac ? "⌘" : "Ctrl"}+Enter grants the extension with this guidance.`,
+        model.primary.disabled
+          ? "The guidance is kept with your choice."
+          : `${handlers.isMac ? "⌘" : "Ctrl"}+Enter grants the extension with this guidance.`,
       ]),
       h("div", { class: "actions" }, [grant, synth]),
       h("div", { class: "zc-card-foot" }, [
@@ -184,7 +216,8 @@ export function renderCheckpointCard(h, doc, checkpoint, handlers = {}) {
             type: "button",
             class: "zc-link-btn zc-discard",
             on: { click: () => handlers.onDiscard?.() },
-            title: "Remove this question and its search from the chat; the question comes back to the box below",
+            title:
+              "Remove this question and its search from the chat; the question comes back to the box below",
           },
           [icon(doc, "rewind", { size: 14 }), h("span", {}, ["Discard this turn"])],
         ),

@@ -93,7 +93,8 @@ export function createChatController({
   log = () => {},
   AbortController: Abort = globalThis.AbortController,
 } = {}) {
-  if (typeof getClient !== "function") throw new TypeError("createChatController needs getClient()");
+  if (typeof getClient !== "function")
+    throw new TypeError("createChatController needs getClient()");
   const listeners = new Set();
   let alive = true;
 
@@ -134,7 +135,9 @@ export function createChatController({
 
   function blockWhileStreaming(what) {
     if (!busy()) return false;
-    setNotice(infoNotice(`Zocrates is still answering. Wait for it, or press Stop, before you ${what}.`));
+    setNotice(
+      infoNotice(`Zocrates is still answering. Wait for it, or press Stop, before you ${what}.`),
+    );
     emit();
     return true;
   }
@@ -164,7 +167,11 @@ export function createChatController({
     state.session = { id: f.id, title: f.title || DEFAULT_TITLE };
     state.messages = f.messages;
     state.editing = null;
-    upsertManifest({ id: f.id, title: state.session.title, ...(f.updatedAt ? { updated_at: f.updatedAt } : {}) });
+    upsertManifest({
+      id: f.id,
+      title: state.session.title,
+      ...(f.updatedAt ? { updated_at: f.updatedAt } : {}),
+    });
     prefs.set(LAST_SESSION_PREF, f.id);
     const pending = M.pendingBubble(state.messages);
     if (pending) reveal(pending.id);
@@ -184,7 +191,8 @@ export function createChatController({
     if (updated.invocationId) {
       for (let k = index - 1; k >= 0; k--) {
         if (messages[k].kind !== "user") continue;
-        if (!messages[k].invocationId) messages[k] = { ...messages[k], invocationId: updated.invocationId };
+        if (!messages[k].invocationId)
+          messages[k] = { ...messages[k], invocationId: updated.invocationId };
         break;
       }
     }
@@ -225,7 +233,10 @@ export function createChatController({
       if (isAbortError(err)) updateBubble(bubbleId, M.stopBubble);
       else {
         updateBubble(bubbleId, (b) =>
-          M.applyEvent(b, { event: "error", data: { code: Codes.STREAM_INTERRUPTED, message: String(err?.message || err) } }),
+          M.applyEvent(b, {
+            event: "error",
+            data: { code: Codes.STREAM_INTERRUPTED, message: String(err?.message || err) },
+          }),
         );
       }
     }
@@ -345,12 +356,15 @@ export function createChatController({
     },
 
     async renameSession(id, title) {
-      const clean = String(title ?? "").trim().slice(0, 200);
+      const clean = String(title ?? "")
+        .trim()
+        .slice(0, 200);
       if (!clean) return false;
       try {
         const session = await client().renameSession(id, clean);
         upsertManifest({ id, title: session?.title || clean });
-        if (state.session?.id === id) state.session = { ...state.session, title: session?.title || clean };
+        if (state.session?.id === id)
+          state.session = { ...state.session, title: session?.title || clean };
         emit();
         return true;
       } catch (err) {
@@ -361,7 +375,8 @@ export function createChatController({
     },
 
     async deleteSession(id) {
-      if (state.streaming && state.session?.id === id && blockWhileStreaming("delete this chat")) return false;
+      if (state.streaming && state.session?.id === id && blockWhileStreaming("delete this chat"))
+        return false;
       try {
         await client().deleteSession(id);
       } catch (err) {
@@ -388,7 +403,10 @@ export function createChatController({
 
     /** Zotero's selection changed: selected items / current collection. */
     setSelection(selection) {
-      const next = { selectedItems: selection?.selectedItems || [], collection: selection?.collection || null };
+      const next = {
+        selectedItems: selection?.selectedItems || [],
+        collection: selection?.collection || null,
+      };
       if (JSON.stringify(next) === JSON.stringify(state.selection) && state.selectionSeen) return;
       state.selectionSeen = true;
       state.selection = next;
@@ -415,7 +433,8 @@ export function createChatController({
       if (!s) return false;
       const before = state.scope.snippets.length;
       state.scope = S.addSnippet(state.scope, s);
-      if (state.readerSelection && s.text === state.readerSelection.text) state.readerSelection = null;
+      if (state.readerSelection && s.text === state.readerSelection.text)
+        state.readerSelection = null;
       if (state.scope.snippets.length === before && !S.canAddSnippet(state.scope)) {
         setNotice(infoNotice(`At most ${S.LIMITS.snippets} passages can be pinned to a question.`));
       }
@@ -460,7 +479,11 @@ export function createChatController({
         }
         body = S.chatBody({ sessionId: state.session.id, prompt, scope: state.scope });
       } catch (err) {
-        setNotice(err instanceof RangeError || err instanceof TypeError ? infoNotice(err.message) : noticeFrom(err));
+        setNotice(
+          err instanceof RangeError || err instanceof TypeError
+            ? infoNotice(err.message)
+            : noticeFrom(err),
+        );
         restoreComposer(prompt);
         emit();
         return false;
@@ -473,14 +496,24 @@ export function createChatController({
       setNotice(null);
       restoreComposer("", { focus: true });
       const sessionId = state.session.id;
-      const outcome = await runStream(bubble.id, "chat", (signal) => client().chat(body, { signal }), {
-        onRefused: () => {
-          state.messages = base;
-          restoreComposer(prompt);
+      const outcome = await runStream(
+        bubble.id,
+        "chat",
+        (signal) => client().chat(body, { signal }),
+        {
+          onRefused: () => {
+            state.messages = base;
+            restoreComposer(prompt);
+          },
+          retry: () => controller.send(prompt),
         },
-        retry: () => controller.send(prompt),
-      });
-      if (outcome !== "refused" && firstTurn && (!state.session?.title || state.session.title === DEFAULT_TITLE) && state.session?.id === sessionId) {
+      );
+      if (
+        outcome !== "refused" &&
+        firstTurn &&
+        (!state.session?.title || state.session.title === DEFAULT_TITLE) &&
+        state.session?.id === sessionId
+      ) {
         controller.renameSession(sessionId, titleFromPrompt(prompt)).catch(() => {});
       }
       return outcome !== "refused";
@@ -498,7 +531,12 @@ export function createChatController({
       if (!bubble?.checkpoint || !state.session) return false;
       let body;
       try {
-        body = resumeBody({ sessionId: state.session.id, card: buildCardModel(bubble.checkpoint), action, guidance });
+        body = resumeBody({
+          sessionId: state.session.id,
+          card: buildCardModel(bubble.checkpoint),
+          action,
+          guidance,
+        });
       } catch (err) {
         setNotice(infoNotice(err.message));
         emit();
@@ -506,10 +544,15 @@ export function createChatController({
       }
       updateBubble(bubbleId, (b) => M.beginResume(b, { action, guidance }));
       setNotice(null);
-      const outcome = await runStream(bubbleId, "resume", (signal) => client().resume(body, { signal }), {
-        onRefused: () => updateBubble(bubbleId, (b) => M.abortResume(b, null)),
-        retry: () => controller.resume(bubbleId, action, guidance),
-      });
+      const outcome = await runStream(
+        bubbleId,
+        "resume",
+        (signal) => client().resume(body, { signal }),
+        {
+          onRefused: () => updateBubble(bubbleId, (b) => M.abortResume(b, null)),
+          retry: () => controller.resume(bubbleId, action, guidance),
+        },
+      );
       return outcome !== "refused";
     },
 
@@ -544,7 +587,11 @@ export function createChatController({
       state.scope = restoredScope(target.context, state.selection);
       state.modeChosen = true;
       restoreComposer(target.text);
-      setNotice(infoNotice("Rewound: the question is back in the box below, with the scope and passages it was asked with."));
+      setNotice(
+        infoNotice(
+          "Rewound: the question is back in the box below, with the scope and passages it was asked with.",
+        ),
+      );
       emit();
       return true;
     },
@@ -620,7 +667,9 @@ export function createChatController({
             // The question the user was trying to send stays in the composer, with its scope.
             state.scope = keep.scope;
             restoreComposer(keep.text);
-            setNotice(infoNotice("The paused turn was discarded. Your new question is ready to send."));
+            setNotice(
+              infoNotice("The paused turn was discarded. Your new question is ready to send."),
+            );
             emit();
           }
           return ok;

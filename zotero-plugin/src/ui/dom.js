@@ -37,7 +37,8 @@ export function createH(doc) {
       } else if (key === "props") {
         for (const [prop, v] of Object.entries(value)) el[prop] = v;
       } else if (key === "style") {
-        for (const [prop, v] of Object.entries(value)) if (v !== null && v !== undefined) el.style.setProperty(prop, String(v));
+        for (const [prop, v] of Object.entries(value))
+          if (v !== null && v !== undefined) el.style.setProperty(prop, String(v));
       } else {
         el.setAttribute(key, value === true ? "" : String(value));
       }

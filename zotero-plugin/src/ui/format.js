@@ -52,7 +52,11 @@ export const DEFAULT_TITLE = "New Chat";
 /** A session title from the first question: its first line, at most `max` characters, cut
  * at a word boundary. */
 export function titleFromPrompt(prompt, max = 60) {
-  const line = String(prompt ?? "").trim().split(/\r?\n/)[0].replace(/\s+/g, " ").trim();
+  const line = String(prompt ?? "")
+    .trim()
+    .split(/\r?\n/)[0]
+    .replace(/\s+/g, " ")
+    .trim();
   if (line.length <= max) return line || DEFAULT_TITLE;
   const cut = line.slice(0, max - 1);
   const space = cut.lastIndexOf(" ");
@@ -62,13 +66,17 @@ export function titleFromPrompt(prompt, max = 60) {
 /** Sessions newest first (by updated_at, then created_at). */
 export function sortSessions(sessions) {
   return [...(sessions || [])].sort(
-    (a, b) => (Number(b.updated_at) || 0) - (Number(a.updated_at) || 0) || (Number(b.created_at) || 0) - (Number(a.created_at) || 0),
+    (a, b) =>
+      (Number(b.updated_at) || 0) - (Number(a.updated_at) || 0) ||
+      (Number(b.created_at) || 0) - (Number(a.created_at) || 0),
   );
 }
 
 /** Shorten to `max` characters with an ellipsis. */
 export function truncate(text, max = 80) {
-  const s = String(text ?? "").replace(/\s+/g, " ").trim();
+  const s = String(text ?? "")
+    .replace(/\s+/g, " ")
+    .trim();
   return s.length <= max ? s : `${s.slice(0, max - 1).trimEnd()}…`;
 }
 
@@ -83,7 +91,12 @@ const OFFLINE_RE = /^\s*([*_])(Offline extractive answer\b[\s\S]*?)\1[ \t]*(?:\r
 export function splitOfflineNotice(answer) {
   const text = String(answer ?? "");
   const m = OFFLINE_RE.exec(text);
-  if (m) return { offline: true, notice: m[2].trim(), body: text.slice(m[0].length).replace(/^\s*\n/, "") };
+  if (m)
+    return {
+      offline: true,
+      notice: m[2].trim(),
+      body: text.slice(m[0].length).replace(/^\s*\n/, ""),
+    };
   // While streaming, the first line may not be complete yet.
   if (/^\s*[*_]Offline extractive answer/.test(text) && !/\n/.test(text)) {
     return { offline: true, notice: text.trim().replace(/^[*_]|[*_]$/g, ""), body: "" };
@@ -124,7 +137,10 @@ export function cardCosts(model) {
   const found = model.stats.evidenceCount;
   const left = Math.max(0, model.maxExtensions - model.extensionNumber);
   const chunks = model.nextCeilings.maxChunks;
-  const after = left === 0 ? "This is the last extension." : `${plural(left, "more extension")} possible after this one.`;
+  const after =
+    left === 0
+      ? "This is the last extension."
+      : `${plural(left, "more extension")} possible after this one.`;
   return {
     grant: model.primary.disabled
       ? "No extensions left for this question."
@@ -138,8 +154,20 @@ export function cardMeters(model) {
   const s = model.stats;
   const frac = (a, b) => (b > 0 ? Math.max(0, Math.min(1, a / b)) : 0);
   return [
-    { id: "searches", label: "Searches", used: s.toolCallsUsed, of: s.budget, fraction: frac(s.toolCallsUsed, s.budget) },
-    { id: "words", label: "Words read", used: s.wordsRetrieved, of: s.wordCeiling, fraction: frac(s.wordsRetrieved, s.wordCeiling) },
+    {
+      id: "searches",
+      label: "Searches",
+      used: s.toolCallsUsed,
+      of: s.budget,
+      fraction: frac(s.toolCallsUsed, s.budget),
+    },
+    {
+      id: "words",
+      label: "Words read",
+      used: s.wordsRetrieved,
+      of: s.wordCeiling,
+      fraction: frac(s.wordsRetrieved, s.wordCeiling),
+    },
   ];
 }
 
@@ -159,17 +187,27 @@ export function syncProgress(data = {}) {
   const done = phase === "done" || phase === "searchable" || phase === "embedding";
   let percent = null;
   if (done) percent = 100;
-  else if (pagesTotal > 0) percent = Math.max(0, Math.min(100, Math.round((pagesDone / pagesTotal) * 100)));
+  else if (pagesTotal > 0)
+    percent = Math.max(0, Math.min(100, Math.round((pagesDone / pagesTotal) * 100)));
   let label;
-  if (done && phase !== "done") label = pagesTotal > 0 ? `Searchable: ${plural(pagesTotal, "page")} indexed by keyword` : "Searchable: nothing new to index";
-  else if (done) label = pagesTotal > 0 ? `Done: ${plural(pagesTotal, "page")} indexed` : "Done: nothing new to index";
-  else if (pagesTotal > 0) label = `Indexing: ${number(pagesDone)} of ${plural(pagesTotal, "page")} (${percent}%)`;
+  if (done && phase !== "done")
+    label =
+      pagesTotal > 0
+        ? `Searchable: ${plural(pagesTotal, "page")} indexed by keyword`
+        : "Searchable: nothing new to index";
+  else if (done)
+    label =
+      pagesTotal > 0 ? `Done: ${plural(pagesTotal, "page")} indexed` : "Done: nothing new to index";
+  else if (pagesTotal > 0)
+    label = `Indexing: ${number(pagesDone)} of ${plural(pagesTotal, "page")} (${percent}%)`;
   else if (phase === "scanning") label = "Reading your Zotero library…";
   else label = data.message || "Indexing…";
   const bits = [];
   if (!done && itemsTotal > 0) bits.push(`${number(itemsDone)} of ${plural(itemsTotal, "paper")}`);
-  if (!done && Number(data.pages_per_second) > 0) bits.push(`${Number(data.pages_per_second).toFixed(1)} pages/s`);
-  if (!done && Number(data.eta_seconds) > 0) bits.push(`about ${formatDuration(data.eta_seconds)} left`);
+  if (!done && Number(data.pages_per_second) > 0)
+    bits.push(`${Number(data.pages_per_second).toFixed(1)} pages/s`);
+  if (!done && Number(data.eta_seconds) > 0)
+    bits.push(`about ${formatDuration(data.eta_seconds)} left`);
   if (!done && data.current) bits.push(truncate(data.current, 60));
   return { phase, percent, label, detail: bits.join(" · "), done };
 }
@@ -191,8 +229,10 @@ export function embeddingProgress(embedding = {}) {
     : `Embedding for meaning search: ${number(done)} of ${plural(total, "passage")} (${percent}%)`;
   const bits = [];
   if (!finished) bits.push(`${number(pending)} pending`);
-  if (!finished && Number(embedding.chunks_per_second) > 0) bits.push(`${Number(embedding.chunks_per_second).toFixed(1)} passages/s`);
-  if (!finished && Number(embedding.eta_seconds) > 0) bits.push(`about ${formatDuration(embedding.eta_seconds)} left`);
+  if (!finished && Number(embedding.chunks_per_second) > 0)
+    bits.push(`${Number(embedding.chunks_per_second).toFixed(1)} passages/s`);
+  if (!finished && Number(embedding.eta_seconds) > 0)
+    bits.push(`about ${formatDuration(embedding.eta_seconds)} left`);
   if (embedding.error) bits.push(`stalled: ${truncate(embedding.error, 80)}`);
   else if (!finished) bits.push("keyword search covers the rest meanwhile");
   return { percent, label, detail: bits.join(" · "), done: finished, hidden: false };
@@ -201,7 +241,11 @@ export function embeddingProgress(embedding = {}) {
 /** GET /library/status in one line. */
 export function libraryStatusLine(status, nowMs = Date.now()) {
   if (!status) return "";
-  const bits = [plural(status.items || 0, "paper"), plural(status.pages || 0, "page"), plural(status.chunks || 0, "passage")];
+  const bits = [
+    plural(status.items || 0, "paper"),
+    plural(status.pages || 0, "page"),
+    plural(status.chunks || 0, "passage"),
+  ];
   let line = `${bits.join(" · ")} indexed`;
   if (status.last_sync_at) line += ` · last indexed ${relativeTime(status.last_sync_at, nowMs)}`;
   if (status.syncing) line += " · indexing now";
@@ -223,7 +267,10 @@ export function problemLines(status) {
   if (summary.length) lines.push(summary.join(" · "));
   for (const p of status?.problems || []) {
     const name = p.title || (p.path || "").split(/[\\/]/).pop() || p.attachment_key;
-    const what = p.state === "indexed" ? `${plural(p.pages_without_text, "page")} without text` : p.reason || p.state;
+    const what =
+      p.state === "indexed"
+        ? `${plural(p.pages_without_text, "page")} without text`
+        : p.reason || p.state;
     lines.push(`${truncate(name, 60)}: ${truncate(what, 120)}`);
   }
   return lines;
@@ -267,7 +314,9 @@ export function maintenanceLine(report) {
   if (report.skipped_active) parts.push(`${plural(report.skipped_active, "running chat")} kept.`);
   if (report.vacuumed) {
     const saved = Math.max(0, (Number(report.size_before) || 0) - (Number(report.size_after) || 0));
-    parts.push(`Compacted the database: ${formatBytes(report.size_before)} → ${formatBytes(report.size_after)} (${formatBytes(saved)} reclaimed).`);
+    parts.push(
+      `Compacted the database: ${formatBytes(report.size_before)} → ${formatBytes(report.size_after)} (${formatBytes(saved)} reclaimed).`,
+    );
   } else {
     const reason = VACUUM_REASONS[report.vacuum_skipped_reason] || report.vacuum_skipped_reason;
     parts.push(reason ? `Not compacted: ${reason}.` : "Not compacted.");

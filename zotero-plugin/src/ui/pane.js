@@ -55,7 +55,8 @@ export function createPane({ doc, root, env }) {
     }
   };
   if (env.onSelectionChange) unsubscribers.push(env.onSelectionChange(refreshSelection));
-  if (env.onReaderSelection) unsubscribers.push(env.onReaderSelection((s) => controller.setReaderSelection(s)));
+  if (env.onReaderSelection)
+    unsubscribers.push(env.onReaderSelection((s) => controller.setReaderSelection(s)));
   refreshSelection();
   if (env.getReaderSelection) controller.setReaderSelection(env.getReaderSelection());
   view.render();

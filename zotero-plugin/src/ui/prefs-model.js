@@ -89,7 +89,12 @@ export const MODEL_SUGGESTIONS = Object.freeze([
   "openai/gpt-4o-mini",
 ]);
 
-const MODEL_KEYS = new Set(["coordinator_model", "subagent_model", "synthesizer_model", "compaction_summarizer_model"]);
+const MODEL_KEYS = new Set([
+  "coordinator_model",
+  "subagent_model",
+  "synthesizer_model",
+  "compaction_summarizer_model",
+]);
 
 /** The control a reference `type` gets. */
 export function fieldKind(type, key = "") {
@@ -134,7 +139,8 @@ export function configGroups({ config = {}, reference = [] } = {}) {
     fields: g.keys.filter((k) => k in config || byKey.has(k)).map(field),
   }));
   const rest = [...new Set([...Object.keys(config), ...byKey.keys()])].filter((k) => !used.has(k));
-  if (rest.length) groups.push({ id: "other", title: "Other settings", intro: "", fields: rest.map(field) });
+  if (rest.length)
+    groups.push({ id: "other", title: "Other settings", intro: "", fields: rest.map(field) });
   return groups.filter((g) => g.fields.length || g.id === "storage");
 }
 
@@ -159,7 +165,9 @@ export function parseFieldValue(kind, raw) {
       return n;
     }
     case "float": {
-      const s = String(raw ?? "").trim().replace(",", ".");
+      const s = String(raw ?? "")
+        .trim()
+        .replace(",", ".");
       const n = Number(s);
       if (!s || !Number.isFinite(n)) throw new RangeError("Enter a number.");
       return n;
@@ -184,10 +192,14 @@ export function checkGatewayURL(url) {
   } catch {
     return { ok: false, message: "Enter a URL such as http://127.0.0.1:8765." };
   }
-  if (u.protocol !== "http:" && u.protocol !== "https:") return { ok: false, message: "The URL must start with http:// or https://." };
+  if (u.protocol !== "http:" && u.protocol !== "https:")
+    return { ok: false, message: "The URL must start with http:// or https://." };
   const host = u.hostname.replace(/^\[|\]$/g, "");
   if (!["127.0.0.1", "localhost", "::1"].includes(host)) {
-    return { ok: false, message: "Zocrates only answers on this computer: use 127.0.0.1 or localhost with its port." };
+    return {
+      ok: false,
+      message: "Zocrates only answers on this computer: use 127.0.0.1 or localhost with its port.",
+    };
   }
   return { ok: true, message: "", url: u.href.replace(/\/+$/, "") };
 }

@@ -11,9 +11,22 @@
  */
 import { describeError, isAbortError } from "../errors.js";
 import { clear, createH, fill } from "./dom.js";
-import { embeddingProgress, libraryStatusLine, maintenanceLine, problemLines, storageLine, syncProgress } from "./format.js";
+import {
+  embeddingProgress,
+  libraryStatusLine,
+  maintenanceLine,
+  problemLines,
+  storageLine,
+  syncProgress,
+} from "./format.js";
 import { icon } from "./icons.js";
-import { checkGatewayURL, configGroups, formatFieldValue, MODEL_SUGGESTIONS, parseFieldValue } from "./prefs-model.js";
+import {
+  checkGatewayURL,
+  configGroups,
+  formatFieldValue,
+  MODEL_SUGGESTIONS,
+  parseFieldValue,
+} from "./prefs-model.js";
 
 let datalistSeq = 0;
 
@@ -27,10 +40,26 @@ export function mountPreferences({ doc, root, env }) {
 
   // ---------------------------------------------------------------- building blocks
 
-  const status = (cls = "") => h("div", { class: `zc-pref-status ${cls}`.trim(), role: "status", "aria-live": "polite" });
+  const status = (cls = "") =>
+    h("div", { class: `zc-pref-status ${cls}`.trim(), role: "status", "aria-live": "polite" });
   function setStatus(el, kind, text, { spinner = false } = {}) {
     el.setAttribute("data-kind", kind || "");
-    fill(h, el, text ? [spinner ? h("span", { class: "zc-spinner" }) : kind === "ok" ? icon(doc, "check", { size: 14 }) : kind === "error" ? icon(doc, "alert", { size: 14 }) : null, h("span", {}, [text])] : []);
+    fill(
+      h,
+      el,
+      text
+        ? [
+            spinner
+              ? h("span", { class: "zc-spinner" })
+              : kind === "ok"
+                ? icon(doc, "check", { size: 14 })
+                : kind === "error"
+                  ? icon(doc, "alert", { size: 14 })
+                  : null,
+            h("span", {}, [text]),
+          ]
+        : [],
+    );
   }
 
   function group(id, title, intro, children) {
@@ -43,7 +72,13 @@ export function mountPreferences({ doc, root, env }) {
 
   // ---------------------------------------------------------------- connection
 
-  const urlInput = h("input", { type: "url", id: "zocrates-pref-gateway-url", class: "zc-pref-input", spellcheck: "false", props: { value: env.getGatewayURL?.() || "" } });
+  const urlInput = h("input", {
+    type: "url",
+    id: "zocrates-pref-gateway-url",
+    class: "zc-pref-input",
+    spellcheck: "false",
+    props: { value: env.getGatewayURL?.() || "" },
+  });
   const connStatus = status("zc-conn-status");
   async function testConnection() {
     setStatus(connStatus, "busy", "Testing the connection…", { spinner: true });
@@ -51,7 +86,11 @@ export function mountPreferences({ doc, root, env }) {
       const c = client();
       await c.health();
       const sessions = await c.listSessions();
-      setStatus(connStatus, "ok", `Connected: Zocrates answers at ${c.baseURL} and accepts the token (${sessions.length} chat${sessions.length === 1 ? "" : "s"}).`);
+      setStatus(
+        connStatus,
+        "ok",
+        `Connected: Zocrates answers at ${c.baseURL} and accepts the token (${sessions.length} chat${sessions.length === 1 ? "" : "s"}).`,
+      );
       return true;
     } catch (err) {
       setStatus(connStatus, "error", errorText(err));
@@ -77,10 +116,21 @@ export function mountPreferences({ doc, root, env }) {
   });
   const connection = group("connection", "Connection", "", [
     h("div", { class: "zc-field zc-field-wide" }, [
-      h("label", { for: "zocrates-pref-gateway-url", class: "zc-field-label" }, ["Gateway address"]),
+      h("label", { for: "zocrates-pref-gateway-url", class: "zc-field-label" }, [
+        "Gateway address",
+      ]),
       h("div", { class: "zc-field-control zc-inline" }, [
         urlInput,
-        h("button", { type: "button", class: "zc-btn", id: "zocrates-pref-test-connection", on: { click: () => testConnection() } }, ["Test connection"]),
+        h(
+          "button",
+          {
+            type: "button",
+            class: "zc-btn",
+            id: "zocrates-pref-test-connection",
+            on: { click: () => testConnection() },
+          },
+          ["Test connection"],
+        ),
       ]),
       h("div", { class: "zc-field-help" }, [
         "Where ",
@@ -96,16 +146,60 @@ export function mountPreferences({ doc, root, env }) {
   // ---------------------------------------------------------------- library
 
   const libraryLine = h("p", { class: "zc-pref-line", id: "zocrates-library-status" });
-  const problemsList = h("ul", { class: "zc-pref-problems zc-muted", id: "zocrates-library-problems", hidden: true });
+  const problemsList = h("ul", {
+    class: "zc-pref-problems zc-muted",
+    id: "zocrates-library-problems",
+    hidden: true,
+  });
   const syncStatus = status("zc-sync-status");
-  const syncBtn = h("button", { type: "button", class: "zc-btn zc-btn-accent", id: "zocrates-sync", on: { click: () => sync(false) } }, [icon(doc, "refresh", { size: 14 }), h("span", {}, ["Index new and changed papers"])]);
-  const fullBtn = h("button", { type: "button", class: "zc-btn", id: "zocrates-sync-full", title: "Re-read every PDF (takes minutes on a large library)", on: { click: () => sync(true) } }, ["Re-index everything"]);
-  const cancelBtn = h("button", { type: "button", class: "zc-btn", id: "zocrates-sync-cancel", hidden: true, on: { click: () => syncAbort?.abort() } }, ["Stop"]);
+  const syncBtn = h(
+    "button",
+    {
+      type: "button",
+      class: "zc-btn zc-btn-accent",
+      id: "zocrates-sync",
+      on: { click: () => sync(false) },
+    },
+    [icon(doc, "refresh", { size: 14 }), h("span", {}, ["Index new and changed papers"])],
+  );
+  const fullBtn = h(
+    "button",
+    {
+      type: "button",
+      class: "zc-btn",
+      id: "zocrates-sync-full",
+      title: "Re-read every PDF (takes minutes on a large library)",
+      on: { click: () => sync(true) },
+    },
+    ["Re-index everything"],
+  );
+  const cancelBtn = h(
+    "button",
+    {
+      type: "button",
+      class: "zc-btn",
+      id: "zocrates-sync-cancel",
+      hidden: true,
+      on: { click: () => syncAbort?.abort() },
+    },
+    ["Stop"],
+  );
 
   /** A labelled progress bar: the keyword phase, then the embedding phase. */
   function progressBar(id, ariaLabel) {
     const fillEl = h("div", { class: "zc-progress-fill" });
-    const bar = h("div", { class: "zc-progress", role: "progressbar", "aria-valuemin": "0", "aria-valuemax": "100", "aria-label": ariaLabel, hidden: true }, [fillEl]);
+    const bar = h(
+      "div",
+      {
+        class: "zc-progress",
+        role: "progressbar",
+        "aria-valuemin": "0",
+        "aria-valuemax": "100",
+        "aria-label": ariaLabel,
+        hidden: true,
+      },
+      [fillEl],
+    );
     const label = h("div", { class: "zc-progress-label" });
     const detail = h("div", { class: "zc-progress-detail zc-muted" });
     const wrap = h("div", { class: "zc-progress-wrap", id }, [label, bar, detail]);
@@ -145,13 +239,21 @@ export function mountPreferences({ doc, root, env }) {
     let lastData = null;
     try {
       // The stream goes on through the embedding phase; "Stop" then only stops watching.
-      const stream = await client().librarySync({ full, followEmbedding: true }, { signal: syncAbort.signal });
+      const stream = await client().librarySync(
+        { full, followEmbedding: true },
+        { signal: syncAbort.signal },
+      );
       for await (const ev of stream) {
         if (!alive) break;
         if (ev.event === "progress" || ev.event === "done") {
           last = showProgress(ev.data);
           lastData = ev.data;
-          if (ev.data?.phase === "searchable") setStatus(syncStatus, "ok", "Every paper is searchable by keyword; embeddings follow in the background.");
+          if (ev.data?.phase === "searchable")
+            setStatus(
+              syncStatus,
+              "ok",
+              "Every paper is searchable by keyword; embeddings follow in the background.",
+            );
         }
         if (ev.event === "error") {
           setStatus(syncStatus, "error", ev.data?.display || describeError(ev.data || {}));
@@ -161,8 +263,10 @@ export function mountPreferences({ doc, root, env }) {
       if (last?.done) setStatus(syncStatus, "ok", lastData?.message || last.label);
     } catch (err) {
       const embedding = lastData && ["searchable", "embedding"].includes(lastData.phase);
-      if (isAbortError(err) && embedding) setStatus(syncStatus, "", "Stopped watching; the embeddings go on in the background.");
-      else if (isAbortError(err)) setStatus(syncStatus, "", "Indexing stopped; what was indexed is kept.");
+      if (isAbortError(err) && embedding)
+        setStatus(syncStatus, "", "Stopped watching; the embeddings go on in the background.");
+      else if (isAbortError(err))
+        setStatus(syncStatus, "", "Indexing stopped; what was indexed is kept.");
       else setStatus(syncStatus, "error", errorText(err));
     } finally {
       syncAbort = null;
@@ -173,14 +277,19 @@ export function mountPreferences({ doc, root, env }) {
     }
   }
 
-  const library = group("library", "Library index", "Zocrates reads the PDFs of your Zotero library into a local search index. Indexing again only reads what changed.", [
-    libraryLine,
-    problemsList,
-    h("div", { class: "zc-pref-actions" }, [syncBtn, fullBtn, cancelBtn]),
-    keywordBar.wrap,
-    embeddingBar.wrap,
-    syncStatus,
-  ]);
+  const library = group(
+    "library",
+    "Library index",
+    "Zocrates reads the PDFs of your Zotero library into a local search index. Indexing again only reads what changed.",
+    [
+      libraryLine,
+      problemsList,
+      h("div", { class: "zc-pref-actions" }, [syncBtn, fullBtn, cancelBtn]),
+      keywordBar.wrap,
+      embeddingBar.wrap,
+      syncStatus,
+    ],
+  );
 
   async function refreshLibrary() {
     try {
@@ -188,9 +297,14 @@ export function mountPreferences({ doc, root, env }) {
       fill(h, libraryLine, [libraryStatusLine(s, now())]);
       libraryLine.removeAttribute("data-kind");
       const problems = problemLines(s);
-      fill(h, problemsList, problems.map((line) => h("li", {}, [line])));
+      fill(
+        h,
+        problemsList,
+        problems.map((line) => h("li", {}, [line])),
+      );
       problemsList.hidden = problems.length === 0;
-      if (!syncAbort && s.embedding_phase?.chunks_pending) embeddingBar.show(embeddingProgress(s.embedding_phase));
+      if (!syncAbort && s.embedding_phase?.chunks_pending)
+        embeddingBar.show(embeddingProgress(s.embedding_phase));
     } catch (err) {
       fill(h, libraryLine, [errorText(err)]);
       libraryLine.setAttribute("data-kind", "error");
@@ -203,7 +317,16 @@ export function mountPreferences({ doc, root, env }) {
   const configStatus = status("zc-config-status");
   const storageStats = h("p", { class: "zc-pref-line", id: "zocrates-storage-stats" });
   const cleanStatus = status("zc-clean-status");
-  const cleanBtn = h("button", { type: "button", class: "zc-btn zc-btn-accent", id: "zocrates-pref-clean-up", on: { click: () => cleanUp() } }, [icon(doc, "trash", { size: 14 }), h("span", {}, ["Clean Up Now"])]);
+  const cleanBtn = h(
+    "button",
+    {
+      type: "button",
+      class: "zc-btn zc-btn-accent",
+      id: "zocrates-pref-clean-up",
+      on: { click: () => cleanUp() },
+    },
+    [icon(doc, "trash", { size: 14 }), h("span", {}, ["Clean Up Now"])],
+  );
 
   async function saveField(field, input, fieldStatus) {
     let value;
@@ -236,16 +359,32 @@ export function mountPreferences({ doc, root, env }) {
       input = h("input", { type: "checkbox", id, props: { checked: !!field.value } });
       input.addEventListener("change", () => saveField(field, input, fieldStatus));
     } else {
-      const attrs = { id, class: "zc-pref-input", spellcheck: "false", props: { value: formatFieldValue(field.kind, field.value) } };
-      if (field.kind === "int" || field.kind === "int-nullable") Object.assign(attrs, { type: "number", min: "0", step: "1", inputmode: "numeric" });
-      else if (field.kind === "float") Object.assign(attrs, { type: "number", step: "0.05", min: "0", max: "1" });
+      const attrs = {
+        id,
+        class: "zc-pref-input",
+        spellcheck: "false",
+        props: { value: formatFieldValue(field.kind, field.value) },
+      };
+      if (field.kind === "int" || field.kind === "int-nullable")
+        Object.assign(attrs, { type: "number", min: "0", step: "1", inputmode: "numeric" });
+      else if (field.kind === "float")
+        Object.assign(attrs, { type: "number", step: "0.05", min: "0", max: "1" });
       else attrs.type = "text";
       if (field.kind === "model") {
         const listId = `zocrates-models-${++datalistSeq}`;
         attrs.list = listId;
-        datalist = h("datalist", { id: listId }, MODEL_SUGGESTIONS.map((m) => h("option", { value: m })));
+        datalist = h(
+          "datalist",
+          { id: listId },
+          MODEL_SUGGESTIONS.map((m) => h("option", { value: m })),
+        );
       }
-      if (field.defaultValue !== undefined && field.defaultValue !== null && field.defaultValue !== "") attrs.placeholder = `default ${field.defaultValue}`;
+      if (
+        field.defaultValue !== undefined &&
+        field.defaultValue !== null &&
+        field.defaultValue !== ""
+      )
+        attrs.placeholder = `default ${field.defaultValue}`;
       input = h("input", attrs);
       input.addEventListener("change", () => saveField(field, input, fieldStatus));
       input.addEventListener("keydown", (e) => {
@@ -255,7 +394,9 @@ export function mountPreferences({ doc, root, env }) {
         }
       });
     }
-    const description = field.description ? h("div", { class: "zc-field-help", id: `${id}-help` }, [field.description]) : null;
+    const description = field.description
+      ? h("div", { class: "zc-field-help", id: `${id}-help` }, [field.description])
+      : null;
     if (description) input.setAttribute("aria-describedby", `${id}-help`);
     if (field.kind === "bool") {
       return h("div", { class: "zc-field zc-field-check", "data-key": field.key }, [
@@ -287,7 +428,12 @@ export function mountPreferences({ doc, root, env }) {
   async function cleanUp() {
     cleanBtn.disabled = true;
     cleanBtn.setAttribute("aria-busy", "true");
-    setStatus(cleanStatus, "busy", "Cleaning up: applying the retention rules, then compacting the database if it is worth it…", { spinner: true });
+    setStatus(
+      cleanStatus,
+      "busy",
+      "Cleaning up: applying the retention rules, then compacting the database if it is worth it…",
+      { spinner: true },
+    );
     try {
       const report = await client().maintenance();
       setStatus(cleanStatus, "ok", maintenanceLine(report));
@@ -319,13 +465,18 @@ export function mountPreferences({ doc, root, env }) {
       groups.map((g) => {
         const children = g.fields.map(fieldNode);
         if (g.id === "storage") {
-          children.unshift(h("div", { class: "zc-storage-line" }, [icon(doc, "book", { size: 14 }), storageStats]));
+          children.unshift(
+            h("div", { class: "zc-storage-line" }, [icon(doc, "book", { size: 14 }), storageStats]),
+          );
           children.push(h("div", { class: "zc-pref-actions" }, [cleanBtn]), cleanStatus);
         }
         return group(g.id, g.title, g.intro, children);
       }),
     );
-    if (body.path) configHost.appendChild(h("p", { class: "zc-muted zc-config-path" }, ["Saved in ", h("code", {}, [body.path])]));
+    if (body.path)
+      configHost.appendChild(
+        h("p", { class: "zc-muted zc-config-path" }, ["Saved in ", h("code", {}, [body.path])]),
+      );
     refreshStorage();
   }
 
@@ -335,7 +486,12 @@ export function mountPreferences({ doc, root, env }) {
     testConnection();
   }
 
-  const page = h("div", { class: "zocrates-prefs" }, [connection, library, configStatus, configHost]);
+  const page = h("div", { class: "zocrates-prefs" }, [
+    connection,
+    library,
+    configStatus,
+    configHost,
+  ]);
   clear(root);
   root.appendChild(page);
   refreshAll();

@@ -72,7 +72,8 @@ function describeCall(call, result) {
       const where = pages(a.start_page ?? a.page, a.end_page);
       row.label = where ? `Read ${where}` : "Read a paper";
       row.detail = result?.title ? truncate(result.title, 90) : a.item_key || "";
-      if (a.item_key) row.link = { itemKey: String(a.item_key), page: Number(a.start_page ?? a.page) || null };
+      if (a.item_key)
+        row.link = { itemKey: String(a.item_key), page: Number(a.start_page ?? a.page) || null };
       break;
     }
     case "get_document_toc":
@@ -92,14 +93,20 @@ function describeCall(call, result) {
       break;
     case "search_online_literature":
       row.kind = "search";
-      row.label = a.query ? `Searched OpenAlex for “${truncate(a.query, 60)}”` : "Searched OpenAlex";
+      row.label = a.query
+        ? `Searched OpenAlex for “${truncate(a.query, 60)}”`
+        : "Searched OpenAlex";
       if (result && result.count != null) row.detail = plural(result.count, "work");
       break;
     default:
       break;
   }
-  if (result?.notice) row.detail = row.detail ? `${row.detail} · ${result.notice}` : String(result.notice);
-  if (result?.budgetNotice) row.detail = row.detail ? `${row.detail} · ${result.budgetNotice}` : String(result.budgetNotice);
+  if (result?.notice)
+    row.detail = row.detail ? `${row.detail} · ${result.notice}` : String(result.notice);
+  if (result?.budgetNotice)
+    row.detail = row.detail
+      ? `${row.detail} · ${result.budgetNotice}`
+      : String(result.budgetNotice);
   return row;
 }
 
@@ -139,20 +146,46 @@ export function stepRows(steps = []) {
           open.splice(k, 1);
           rows[index] = { ...describeCall(rows[index].call, step), call: rows[index].call };
         } else if (step.status === "error") {
-          rows.push({ kind: "tool", name: step.name, author: step.author || "", label: `${step.name.replace(/_/g, " ")} failed`, detail: step.message || "", link: null, running: false, error: step.message || "failed" });
+          rows.push({
+            kind: "tool",
+            name: step.name,
+            author: step.author || "",
+            label: `${step.name.replace(/_/g, " ")} failed`,
+            detail: step.message || "",
+            link: null,
+            running: false,
+            error: step.message || "failed",
+          });
         }
         break;
       }
       case "thought":
-        rows.push({ kind: "thought", author: step.author || "", label: "Thought", detail: String(step.text || "").trim(), link: null, running: !!step.open, error: "" });
+        rows.push({
+          kind: "thought",
+          author: step.author || "",
+          label: "Thought",
+          detail: String(step.text || "").trim(),
+          link: null,
+          running: !!step.open,
+          error: "",
+        });
         break;
       case "note":
-        rows.push({ kind: "note", author: step.author || "", label: "Note", detail: String(step.text || "").trim(), link: null, running: !!step.open, error: "" });
+        rows.push({
+          kind: "note",
+          author: step.author || "",
+          label: "Note",
+          detail: String(step.text || "").trim(),
+          link: null,
+          running: !!step.open,
+          error: "",
+        });
         break;
       case "checkpoint": {
         const n = step.extensionNumber;
         const max = step.maxExtensions;
-        const offer = n && max && n <= max ? `extension ${n} of ${max} offered` : "no extension left";
+        const offer =
+          n && max && n <= max ? `extension ${n} of ${max} offered` : "no extension left";
         rows.push({
           kind: "checkpoint",
           author: "",
@@ -168,7 +201,10 @@ export function stepRows(steps = []) {
         rows.push({
           kind: "decision",
           author: "you",
-          label: step.action === "extend_budget" ? `You granted extension ${step.extensionNumber ?? ""}`.trim() : "You chose to synthesize with the evidence found",
+          label:
+            step.action === "extend_budget"
+              ? `You granted extension ${step.extensionNumber ?? ""}`.trim()
+              : "You chose to synthesize with the evidence found",
           detail: step.guidance ? `Guidance: “${truncate(step.guidance, 160)}”` : "",
           link: null,
           running: false,
@@ -180,7 +216,7 @@ export function stepRows(steps = []) {
     }
   }
   // A call that never got its result is only running while the bubble still streams.
-  return rows.map(({ call, ...row }) => row);
+  return rows.map(({ call: _call, ...row }) => row);
 }
 
 /** The collapsed header: "3 searches · 2 pages read · 1 extension". */
@@ -190,7 +226,9 @@ export function stepsHeadline(rows) {
   const searches = count("search");
   const reads = count("read");
   const thoughts = count("thought");
-  const extensions = rows.filter((r) => r.kind === "decision" && r.label.startsWith("You granted")).length;
+  const extensions = rows.filter(
+    (r) => r.kind === "decision" && r.label.startsWith("You granted"),
+  ).length;
   if (searches) bits.push(plural(searches, "search", "searches"));
   if (reads) bits.push(plural(reads, "reading"));
   if (thoughts) bits.push(plural(thoughts, "thought"));
@@ -204,9 +242,11 @@ export function liveActivity(rows, { answering = false } = {}) {
   if (answering) return "Writing the answer…";
   for (let k = rows.length - 1; k >= 0; k--) {
     const r = rows[k];
-    if (r.kind === "decision") return r.label.startsWith("You granted") ? "Searching further…" : "Preparing the answer…";
+    if (r.kind === "decision")
+      return r.label.startsWith("You granted") ? "Searching further…" : "Preparing the answer…";
     if (r.kind === "conclude") return "Ranking the evidence…";
-    if (r.kind === "search" || r.kind === "read" || r.kind === "toc") return r.running ? `${r.label}…` : "Searching your library…";
+    if (r.kind === "search" || r.kind === "read" || r.kind === "toc")
+      return r.running ? `${r.label}…` : "Searching your library…";
     if (r.kind === "research") return "Searching your library…";
     if (r.kind === "thought") return "Thinking…";
   }

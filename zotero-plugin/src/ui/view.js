@@ -71,27 +71,67 @@ export function createPaneView({ doc, root, controller, env = {} }) {
       title: "Your chats",
       on: { click: () => toggleSessions() },
     },
-    [h("span", { class: "zc-logo", "aria-hidden": "true" }, ["Z"]), titleText, icon(doc, "chevronDown", { size: 14, className: "zc-caret" })],
+    [
+      h("span", { class: "zc-logo", "aria-hidden": "true" }, ["Z"]),
+      titleText,
+      icon(doc, "chevronDown", { size: 14, className: "zc-caret" }),
+    ],
   );
   const header = h("header", { class: "zc-header" }, [
     titleBtn,
     h("div", { class: "zc-header-actions" }, [
       h(
         "button",
-        { type: "button", class: "zc-btn zc-new-chat", title: "Start a new chat", on: { click: () => newChat() } },
+        {
+          type: "button",
+          class: "zc-btn zc-new-chat",
+          title: "Start a new chat",
+          on: { click: () => newChat() },
+        },
         [icon(doc, "plus"), h("span", {}, ["New chat"])],
       ),
       env.openPreferences
-        ? h("button", { type: "button", class: "zc-icon-btn zc-open-settings", title: "Zocrates settings", "aria-label": "Zocrates settings", on: { click: () => env.openPreferences() } }, [icon(doc, "gear")])
+        ? h(
+            "button",
+            {
+              type: "button",
+              class: "zc-icon-btn zc-open-settings",
+              title: "Zocrates settings",
+              "aria-label": "Zocrates settings",
+              on: { click: () => env.openPreferences() },
+            },
+            [icon(doc, "gear")],
+          )
         : null,
       env.canCollapse
-        ? h("button", { type: "button", class: "zc-icon-btn zc-collapse", title: "Hide Zocrates", "aria-label": "Hide Zocrates", on: { click: () => env.onCollapse?.() } }, [icon(doc, "panel")])
+        ? h(
+            "button",
+            {
+              type: "button",
+              class: "zc-icon-btn zc-collapse",
+              title: "Hide Zocrates",
+              "aria-label": "Hide Zocrates",
+              on: { click: () => env.onCollapse?.() },
+            },
+            [icon(doc, "panel")],
+          )
         : null,
     ]),
   ]);
-  const sessionsEl = h("div", { class: "zc-sessions", role: "listbox", "aria-label": "Your chats", hidden: true });
+  const sessionsEl = h("div", {
+    class: "zc-sessions",
+    role: "listbox",
+    "aria-label": "Your chats",
+    hidden: true,
+  });
   const noticeEl = h("div", { class: "zc-notice", hidden: true });
-  const messagesEl = h("div", { class: "zc-messages", role: "log", "aria-live": "polite", "aria-relevant": "additions", tabindex: "-1" });
+  const messagesEl = h("div", {
+    class: "zc-messages",
+    role: "log",
+    "aria-live": "polite",
+    "aria-relevant": "additions",
+    tabindex: "-1",
+  });
   const listEl = h("div", { class: "zc-message-list" });
   const emptyEl = h("div", { class: "zc-empty" });
   messagesEl.append(emptyEl, listEl);
@@ -110,8 +150,27 @@ export function createPaneView({ doc, root, controller, env = {} }) {
       keydown: onComposerKey,
     },
   });
-  const sendBtn = h("button", { type: "button", class: "zc-send", title: `Ask (${shortcut()})`, on: { click: () => sendNow() } }, [icon(doc, "send"), h("span", {}, ["Ask"])]);
-  const stopBtn = h("button", { type: "button", class: "zc-stop", title: "Stop the answer", hidden: true, on: { click: () => controller.stop() } }, [icon(doc, "stop"), h("span", {}, ["Stop"])]);
+  const sendBtn = h(
+    "button",
+    {
+      type: "button",
+      class: "zc-send",
+      title: `Ask (${shortcut()})`,
+      on: { click: () => sendNow() },
+    },
+    [icon(doc, "send"), h("span", {}, ["Ask"])],
+  );
+  const stopBtn = h(
+    "button",
+    {
+      type: "button",
+      class: "zc-stop",
+      title: "Stop the answer",
+      hidden: true,
+      on: { click: () => controller.stop() },
+    },
+    [icon(doc, "stop"), h("span", {}, ["Stop"])],
+  );
   const hintEl = h("span", { class: "zc-hint" }, [`${shortcut()} to ask`]);
   const editingEl = h("div", { class: "zc-editing", hidden: true });
   const scopeEl = h("div", { class: "zc-scope" });
@@ -120,11 +179,25 @@ export function createPaneView({ doc, root, controller, env = {} }) {
     editingEl,
     scopeEl,
     snippetsEl,
-    h("div", { class: "zc-input-wrap" }, [textarea, h("div", { class: "zc-composer-foot" }, [hintEl, h("span", { class: "zc-spacer" }), stopBtn, sendBtn])]),
+    h("div", { class: "zc-input-wrap" }, [
+      textarea,
+      h("div", { class: "zc-composer-foot" }, [
+        hintEl,
+        h("span", { class: "zc-spacer" }),
+        stopBtn,
+        sendBtn,
+      ]),
+    ]),
   ]);
 
   // The notice sits right above the composer, where the eyes are when an action fails.
-  const pane = h("div", { class: "zocrates-pane", "data-phase": "starting" }, [header, sessionsEl, messagesEl, noticeEl, composer]);
+  const pane = h("div", { class: "zocrates-pane", "data-phase": "starting" }, [
+    header,
+    sessionsEl,
+    messagesEl,
+    noticeEl,
+    composer,
+  ]);
   clear(root);
   root.appendChild(pane);
 
@@ -133,7 +206,8 @@ export function createPaneView({ doc, root, controller, env = {} }) {
   pane.addEventListener("keydown", onPaneKey);
   // A click anywhere outside the chat list closes it.
   const onDocMouseDown = (e) => {
-    if (ui.sessionsOpen && !sessionsEl.contains(e.target) && !titleBtn.contains(e.target)) toggleSessions(false);
+    if (ui.sessionsOpen && !sessionsEl.contains(e.target) && !titleBtn.contains(e.target))
+      toggleSessions(false);
   };
   doc.addEventListener("mousedown", onDocMouseDown, true);
 
@@ -208,7 +282,10 @@ export function createPaneView({ doc, root, controller, env = {} }) {
   }
 
   function onMessagesKey(e) {
-    if ((e.key === "Enter" || e.key === " ") && e.target.matches?.(`a.${CITATION_CLASS}, .zc-step-link`)) {
+    if (
+      (e.key === "Enter" || e.key === " ") &&
+      e.target.matches?.(`a.${CITATION_CLASS}, .zc-step-link`)
+    ) {
       e.preventDefault();
       activate(e.target);
     }
@@ -259,10 +336,32 @@ export function createPaneView({ doc, root, controller, env = {} }) {
           },
         },
       });
-      const row = h("div", { class: "zc-session zc-renaming", "data-session-id": s.id, role: "option", "aria-selected": String(current) }, [
-        input,
-        h("button", { type: "button", class: "zc-btn zc-btn-small", on: { click: async () => { ui.renamingId = null; await controller.renameSession(s.id, input.value); } } }, ["Save"]),
-      ]);
+      const row = h(
+        "div",
+        {
+          class: "zc-session zc-renaming",
+          "data-session-id": s.id,
+          role: "option",
+          "aria-selected": String(current),
+        },
+        [
+          input,
+          h(
+            "button",
+            {
+              type: "button",
+              class: "zc-btn zc-btn-small",
+              on: {
+                click: async () => {
+                  ui.renamingId = null;
+                  await controller.renameSession(s.id, input.value);
+                },
+              },
+            },
+            ["Save"],
+          ),
+        ],
+      );
       Promise.resolve().then(() => {
         input.focus();
         input.select();
@@ -270,11 +369,48 @@ export function createPaneView({ doc, root, controller, env = {} }) {
       return row;
     }
     if (ui.confirmDeleteId === s.id) {
-      return h("div", { class: "zc-session zc-confirm", "data-session-id": s.id, role: "option", "aria-selected": String(current) }, [
-        h("span", { class: "zc-confirm-text" }, [`Delete “${truncate(s.title || DEFAULT_TITLE, 40)}” and its history?`]),
-        h("button", { type: "button", class: "zc-btn zc-btn-small zc-danger", on: { click: async () => { ui.confirmDeleteId = null; await controller.deleteSession(s.id); } } }, ["Delete"]),
-        h("button", { type: "button", class: "zc-btn zc-btn-small", on: { click: () => { ui.confirmDeleteId = null; render(); } } }, ["Cancel"]),
-      ]);
+      return h(
+        "div",
+        {
+          class: "zc-session zc-confirm",
+          "data-session-id": s.id,
+          role: "option",
+          "aria-selected": String(current),
+        },
+        [
+          h("span", { class: "zc-confirm-text" }, [
+            `Delete “${truncate(s.title || DEFAULT_TITLE, 40)}” and its history?`,
+          ]),
+          h(
+            "button",
+            {
+              type: "button",
+              class: "zc-btn zc-btn-small zc-danger",
+              on: {
+                click: async () => {
+                  ui.confirmDeleteId = null;
+                  await controller.deleteSession(s.id);
+                },
+              },
+            },
+            ["Delete"],
+          ),
+          h(
+            "button",
+            {
+              type: "button",
+              class: "zc-btn zc-btn-small",
+              on: {
+                click: () => {
+                  ui.confirmDeleteId = null;
+                  render();
+                },
+              },
+            },
+            ["Cancel"],
+          ),
+        ],
+      );
     }
     return h(
       "div",
@@ -316,8 +452,38 @@ export function createPaneView({ doc, root, controller, env = {} }) {
           h("span", { class: "zc-session-meta" }, [relativeTime(s.updated_at, now())]),
         ]),
         h("div", { class: "zc-session-actions" }, [
-          h("button", { type: "button", class: "zc-icon-btn zc-rename", title: "Rename (F2)", "aria-label": "Rename", on: { click: () => { ui.renamingId = s.id; render(); } } }, [icon(doc, "pencil", { size: 14 })]),
-          h("button", { type: "button", class: "zc-icon-btn zc-delete", title: "Delete (Del)", "aria-label": "Delete", on: { click: () => { ui.confirmDeleteId = s.id; render(); } } }, [icon(doc, "trash", { size: 14 })]),
+          h(
+            "button",
+            {
+              type: "button",
+              class: "zc-icon-btn zc-rename",
+              title: "Rename (F2)",
+              "aria-label": "Rename",
+              on: {
+                click: () => {
+                  ui.renamingId = s.id;
+                  render();
+                },
+              },
+            },
+            [icon(doc, "pencil", { size: 14 })],
+          ),
+          h(
+            "button",
+            {
+              type: "button",
+              class: "zc-icon-btn zc-delete",
+              title: "Delete (Del)",
+              "aria-label": "Delete",
+              on: {
+                click: () => {
+                  ui.confirmDeleteId = s.id;
+                  render();
+                },
+              },
+            },
+            [icon(doc, "trash", { size: 14 })],
+          ),
         ]),
       ],
     );
@@ -326,7 +492,10 @@ export function createPaneView({ doc, root, controller, env = {} }) {
   function renderSessions(state) {
     sessionsEl.hidden = !ui.sessionsOpen;
     if (!ui.sessionsOpen) return;
-    const focused = doc.activeElement && sessionsEl.contains(doc.activeElement) ? doc.activeElement.getAttribute("data-session-id") : null;
+    const focused =
+      doc.activeElement && sessionsEl.contains(doc.activeElement)
+        ? doc.activeElement.getAttribute("data-session-id")
+        : null;
     fill(h, sessionsEl, [
       h("div", { class: "zc-sessions-head" }, [
         h("span", {}, ["Chats"]),
@@ -335,10 +504,17 @@ export function createPaneView({ doc, root, controller, env = {} }) {
         h("span", { class: "zc-muted zc-keys" }, ["↑↓ open ↩ · F2 rename · Del delete"]),
       ]),
       state.sessions.length
-        ? h("div", { class: "zc-session-list" }, state.sessions.map((s) => sessionRow(s, state)))
-        : h("p", { class: "zc-muted zc-sessions-empty" }, ["No chats yet. Ask a question to start one."]),
+        ? h(
+            "div",
+            { class: "zc-session-list" },
+            state.sessions.map((s) => sessionRow(s, state)),
+          )
+        : h("p", { class: "zc-muted zc-sessions-empty" }, [
+            "No chats yet. Ask a question to start one.",
+          ]),
     ]);
-    if (focused) sessionsEl.querySelector(`.zc-session[data-session-id="${focused}"][tabindex]`)?.focus();
+    if (focused)
+      sessionsEl.querySelector(`.zc-session[data-session-id="${focused}"][tabindex]`)?.focus();
   }
 
   // ---------------------------------------------------------------- notice
@@ -353,7 +529,11 @@ export function createPaneView({ doc, root, controller, env = {} }) {
       else out.push(n);
     }
     // URLs in our messages are addresses to read, not links to follow.
-    return out.map((n) => (n.tagName && n.tagName.toLowerCase() === "a" ? h("span", { class: "zc-url" }, [n.textContent]) : n));
+    return out.map((n) =>
+      n.tagName && n.tagName.toLowerCase() === "a"
+        ? h("span", { class: "zc-url" }, [n.textContent])
+        : n,
+    );
   }
 
   function noticeBody(notice, { compact = false } = {}) {
@@ -372,7 +552,10 @@ export function createPaneView({ doc, root, controller, env = {} }) {
                     type: "button",
                     class: `zc-btn zc-btn-small${k === 0 ? " zc-btn-accent" : ""}`,
                     "data-action": a,
-                    on: { click: () => (a === "settings" ? env.openPreferences?.() : controller.runAction(a)) },
+                    on: {
+                      click: () =>
+                        a === "settings" ? env.openPreferences?.() : controller.runAction(a),
+                    },
                   },
                   [ACTION_LABELS[a] || a],
                 ),
@@ -382,7 +565,17 @@ export function createPaneView({ doc, root, controller, env = {} }) {
       ]),
       compact
         ? null
-        : h("button", { type: "button", class: "zc-icon-btn zc-notice-close", title: "Dismiss", "aria-label": "Dismiss", on: { click: () => controller.dismissNotice() } }, [icon(doc, "x", { size: 14 })]),
+        : h(
+            "button",
+            {
+              type: "button",
+              class: "zc-icon-btn zc-notice-close",
+              title: "Dismiss",
+              "aria-label": "Dismiss",
+              on: { click: () => controller.dismissNotice() },
+            },
+            [icon(doc, "x", { size: 14 })],
+          ),
     ];
   }
 
@@ -412,15 +605,38 @@ export function createPaneView({ doc, root, controller, env = {} }) {
     emptyEl.zcKey = key;
     if (state.phase === "offline") {
       fill(h, emptyEl, [
-        h("div", { class: "zc-empty-card zc-offline", role: "alert", "data-code": state.notice?.code || "" }, [
-          h("h2", {}, ["Cannot reach Zocrates"]),
-          state.notice ? h("div", { class: "zc-notice zc-notice-inline", "data-level": "error", "data-code": state.notice.code }, noticeBody(state.notice, { compact: true })) : null,
-        ]),
+        h(
+          "div",
+          {
+            class: "zc-empty-card zc-offline",
+            role: "alert",
+            "data-code": state.notice?.code || "",
+          },
+          [
+            h("h2", {}, ["Cannot reach Zocrates"]),
+            state.notice
+              ? h(
+                  "div",
+                  {
+                    class: "zc-notice zc-notice-inline",
+                    "data-level": "error",
+                    "data-code": state.notice.code,
+                  },
+                  noticeBody(state.notice, { compact: true }),
+                )
+              : null,
+          ],
+        ),
       ]);
       return;
     }
     if (state.phase === "starting") {
-      fill(h, emptyEl, [h("div", { class: "zc-empty-card zc-loading" }, [h("span", { class: "zc-spinner" }), "Connecting to Zocrates…"])]);
+      fill(h, emptyEl, [
+        h("div", { class: "zc-empty-card zc-loading" }, [
+          h("span", { class: "zc-spinner" }),
+          "Connecting to Zocrates…",
+        ]),
+      ]);
       return;
     }
     fill(h, emptyEl, [
@@ -434,7 +650,22 @@ export function createPaneView({ doc, root, controller, env = {} }) {
           { class: "zc-examples" },
           EXAMPLES.map((q) =>
             h("li", {}, [
-              h("button", { type: "button", class: "zc-example", on: { click: () => { textarea.value = q; controller.setDraft(q); textarea.focus(); autoGrow(); } } }, [q]),
+              h(
+                "button",
+                {
+                  type: "button",
+                  class: "zc-example",
+                  on: {
+                    click: () => {
+                      textarea.value = q;
+                      controller.setDraft(q);
+                      textarea.focus();
+                      autoGrow();
+                    },
+                  },
+                },
+                [q],
+              ),
             ]),
           ),
         ),
@@ -457,34 +688,95 @@ export function createPaneView({ doc, root, controller, env = {} }) {
     return h("div", { class: "zocrates-message user", "data-id": m.id }, [
       h("div", { class: "zc-user-text" }, [m.text]),
       h("div", { class: "zc-user-foot" }, [
-        m.context ? h("span", { class: "zc-user-scope", title: "What this question was asked about" }, [contextLabel(m.context)]) : null,
+        m.context
+          ? h("span", { class: "zc-user-scope", title: "What this question was asked about" }, [
+              contextLabel(m.context),
+            ])
+          : null,
         h("span", { class: "zc-spacer" }),
         h("div", { class: "zc-user-actions" }, [
-          h("button", { type: "button", class: "zc-link-btn zc-edit", disabled: !canRewind, title: "Edit this question: it comes back to the box with its scope; sending replaces this turn and everything after it", on: { click: () => controller.startEdit(m.id) } }, [icon(doc, "pencil", { size: 13 }), h("span", {}, ["Edit"])]),
-          h("button", { type: "button", class: "zc-link-btn zc-rewind", disabled: !canRewind, title: "Discard this turn and everything after it; the question comes back to the box", on: { click: () => controller.rewindTo(m.id) } }, [icon(doc, "rewind", { size: 13 }), h("span", {}, ["Rewind"])]),
+          h(
+            "button",
+            {
+              type: "button",
+              class: "zc-link-btn zc-edit",
+              disabled: !canRewind,
+              title:
+                "Edit this question: it comes back to the box with its scope; sending replaces this turn and everything after it",
+              on: { click: () => controller.startEdit(m.id) },
+            },
+            [icon(doc, "pencil", { size: 13 }), h("span", {}, ["Edit"])],
+          ),
+          h(
+            "button",
+            {
+              type: "button",
+              class: "zc-link-btn zc-rewind",
+              disabled: !canRewind,
+              title:
+                "Discard this turn and everything after it; the question comes back to the box",
+              on: { click: () => controller.rewindTo(m.id) },
+            },
+            [icon(doc, "rewind", { size: 13 }), h("span", {}, ["Rewind"])],
+          ),
         ]),
       ]),
     ]);
   }
 
   function stepRowNode(row) {
-    const iconName = { search: "search", read: "book", toc: "list", research: "search", conclude: "check", thought: "thought", note: "info", checkpoint: "flag", decision: "arrowRight", "extend-request": "flag" }[row.kind] || "sparkle";
+    const iconName =
+      {
+        search: "search",
+        read: "book",
+        toc: "list",
+        research: "search",
+        conclude: "check",
+        thought: "thought",
+        note: "info",
+        checkpoint: "flag",
+        decision: "arrowRight",
+        "extend-request": "flag",
+      }[row.kind] || "sparkle";
     const label = row.link
-      ? h("span", { class: "zc-step-label zc-step-link", role: "link", tabindex: "0", "data-item-key": row.link.itemKey, "data-page": row.link.page ? String(row.link.page) : null, title: "Open in the reader" }, [row.label])
+      ? h(
+          "span",
+          {
+            class: "zc-step-label zc-step-link",
+            role: "link",
+            tabindex: "0",
+            "data-item-key": row.link.itemKey,
+            "data-page": row.link.page ? String(row.link.page) : null,
+            title: "Open in the reader",
+          },
+          [row.label],
+        )
       : h("span", { class: "zc-step-label" }, [row.label]);
-    return h("li", { class: `step ${row.kind}${row.running ? " running" : ""}${row.error ? " failed" : ""}` }, [
-      icon(doc, iconName, { size: 13, className: "zc-step-icon" }),
-      h("div", { class: "zc-step-body" }, [
-        label,
-        row.detail ? h("span", { class: "zc-step-detail" }, [row.kind === "thought" ? row.detail : truncate(row.detail, 220)]) : null,
-        row.error ? h("span", { class: "zc-step-error" }, [truncate(row.error, 160)]) : null,
-      ]),
-    ]);
+    return h(
+      "li",
+      { class: `step ${row.kind}${row.running ? " running" : ""}${row.error ? " failed" : ""}` },
+      [
+        icon(doc, iconName, { size: 13, className: "zc-step-icon" }),
+        h("div", { class: "zc-step-body" }, [
+          label,
+          row.detail
+            ? h("span", { class: "zc-step-detail" }, [
+                row.kind === "thought" ? row.detail : truncate(row.detail, 220),
+              ])
+            : null,
+          row.error ? h("span", { class: "zc-step-error" }, [truncate(row.error, 160)]) : null,
+        ]),
+      ],
+    );
   }
 
   function createAssistantParts(m) {
     const headStatus = h("span", { class: "zc-bubble-status" });
-    const head = h("div", { class: "zc-bubble-head" }, [h("span", { class: "zc-avatar", "aria-hidden": "true" }, ["Z"]), h("span", { class: "zc-author" }, ["Zocrates"]), headStatus]);
+    const head = h("div", { class: "zc-bubble-head" }, [
+      h("span", { class: "zc-avatar", "aria-hidden": "true" }, ["Z"]),
+      h("span", { class: "zc-author" }, ["Zocrates"]),
+      headStatus,
+    ]);
     const stepsList = h("ol", { class: "zc-steps" });
     const stepsSummaryText = h("span", { class: "zc-steps-headline" });
     const steps = h(
@@ -494,15 +786,50 @@ export function createPaneView({ doc, root, controller, env = {} }) {
         hidden: true,
         on: { toggle: () => ui.stepsOpen.set(m.id, steps.open) },
       },
-      [h("summary", {}, [icon(doc, "chevronRight", { size: 12, className: "zc-disclosure" }), h("span", { class: "zc-steps-title" }, ["Research steps"]), stepsSummaryText]), stepsList],
+      [
+        h("summary", {}, [
+          icon(doc, "chevronRight", { size: 12, className: "zc-disclosure" }),
+          h("span", { class: "zc-steps-title" }, ["Research steps"]),
+          stepsSummaryText,
+        ]),
+        stepsList,
+      ],
     );
-    const live = h("div", { class: "zc-live", hidden: true }, [h("span", { class: "zc-spinner" }), h("span", { class: "zc-live-text" })]);
+    const live = h("div", { class: "zc-live", hidden: true }, [
+      h("span", { class: "zc-spinner" }),
+      h("span", { class: "zc-live-text" }),
+    ]);
     const offline = h("div", { class: "zc-offline-notice", hidden: true, role: "note" });
     const answer = h("div", { class: "zocrates-answer" });
     const error = h("div", { class: "zc-bubble-error", hidden: true });
     const cardSlot = h("div", { class: "zc-card-slot" });
-    const node = h("div", { class: "zocrates-message assistant", "data-id": m.id }, [head, steps, live, offline, answer, error, cardSlot]);
-    return { node, parts: { headStatus, steps, stepsList, stepsSummaryText, live, offline, answer, error, cardSlot, stepsCount: 0, answerKey: null, cardId: null, errorKey: null } };
+    const node = h("div", { class: "zocrates-message assistant", "data-id": m.id }, [
+      head,
+      steps,
+      live,
+      offline,
+      answer,
+      error,
+      cardSlot,
+    ]);
+    return {
+      node,
+      parts: {
+        headStatus,
+        steps,
+        stepsList,
+        stepsSummaryText,
+        live,
+        offline,
+        answer,
+        error,
+        cardSlot,
+        stepsCount: 0,
+        answerKey: null,
+        cardId: null,
+        errorKey: null,
+      },
+    };
   }
 
   function updateAssistant(entry, m, state) {
@@ -515,14 +842,20 @@ export function createPaneView({ doc, root, controller, env = {} }) {
     // status in the head
     const rows = stepRows(m.steps);
     const { offline, notice, body } = splitOfflineNotice(m.answer);
-    const statusText = streaming ? (body.trim() ? "Writing…" : "Researching…") : STATUS_LABELS[m.status] || "";
+    const statusText = streaming
+      ? body.trim()
+        ? "Writing…"
+        : "Researching…"
+      : STATUS_LABELS[m.status] || "";
     fill(h, p.headStatus, statusText ? [statusText] : []);
 
     // steps
     p.steps.hidden = rows.length === 0;
     if (rows.length) {
       fill(h, p.stepsSummaryText, [stepsHeadline(rows)]);
-      const sig = rows.map((r) => `${r.kind}${r.running ? 1 : 0}${r.label}${r.detail.length}`).join("|");
+      const sig = rows
+        .map((r) => `${r.kind}${r.running ? 1 : 0}${r.label}${r.detail.length}`)
+        .join("|");
       if (sig !== p.stepsSig) {
         p.stepsSig = sig;
         fill(h, p.stepsList, rows.map(stepRowNode));
@@ -547,7 +880,27 @@ export function createPaneView({ doc, root, controller, env = {} }) {
         h("div", {}, [
           h("strong", {}, ["Offline model: "]),
           "quotes your papers word for word instead of writing a synthesis.",
-          env.openPreferences ? [" ", h("a", { href: "#", role: "button", class: "zc-configure-model", on: { click: (e) => { e.preventDefault(); e.stopPropagation(); env.openPreferences(); } } }, ["Choose a model…"])] : null,
+          env.openPreferences
+            ? [
+                " ",
+                h(
+                  "a",
+                  {
+                    href: "#",
+                    role: "button",
+                    class: "zc-configure-model",
+                    on: {
+                      click: (e) => {
+                        e.preventDefault();
+                        e.stopPropagation();
+                        env.openPreferences();
+                      },
+                    },
+                  },
+                  ["Choose a model…"],
+                ),
+              ]
+            : null,
         ]),
       ]);
     }
@@ -567,7 +920,11 @@ export function createPaneView({ doc, root, controller, env = {} }) {
       p.error.hidden = !errKey;
       if (errKey) {
         const actions = m.error.code === "stream_interrupted" ? ["reload"] : [];
-        fill(h, p.error, noticeBody({ level: "error", message: m.error.message, actions }, { compact: true }));
+        fill(
+          h,
+          p.error,
+          noticeBody({ level: "error", message: m.error.message, actions }, { compact: true }),
+        );
         p.error.setAttribute("data-code", m.error.code);
       } else clear(p.error);
     }
@@ -596,7 +953,8 @@ export function createPaneView({ doc, root, controller, env = {} }) {
   }
 
   function messageSig(m, state) {
-    if (m.kind === "user") return `u|${m.text}|${m.invocationId}|${state.streaming ? 1 : 0}|${JSON.stringify(m.context || null).length}`;
+    if (m.kind === "user")
+      return `u|${m.text}|${m.invocationId}|${state.streaming ? 1 : 0}|${JSON.stringify(m.context || null).length}`;
     return null; // assistants update in place
   }
 
@@ -651,7 +1009,8 @@ export function createPaneView({ doc, root, controller, env = {} }) {
     if (scope.mode === "items") {
       return scope.items.map((i) => truncate(i.title || i.item_key, 48)).join(" · ");
     }
-    if (scope.mode === "collection" && scope.collection) return `${scope.collection.name || scope.collection.key}, with its sub-collections`;
+    if (scope.mode === "collection" && scope.collection)
+      return `${scope.collection.name || scope.collection.key}, with its sub-collections`;
     return "Every indexed paper in your library";
   }
 
@@ -663,7 +1022,12 @@ export function createPaneView({ doc, root, controller, env = {} }) {
       const checked = scope.mode === mode;
       let label = MODE_LABELS[mode];
       if (mode === "items" && scope.items.length) label = `Selected (${scope.items.length})`;
-      const why = mode === "items" ? "Select papers in Zotero (or open one) to ask about them" : mode === "collection" ? "Select a collection in Zotero to ask about it" : "";
+      const why =
+        mode === "items"
+          ? "Select papers in Zotero (or open one) to ask about them"
+          : mode === "collection"
+            ? "Select a collection in Zotero to ask about it"
+            : "";
       return h(
         "button",
         {
@@ -674,13 +1038,22 @@ export function createPaneView({ doc, root, controller, env = {} }) {
           "aria-checked": String(checked),
           tabindex: checked ? "0" : "-1",
           disabled: !enabled,
-          title: enabled ? (mode === "collection" && scope.collection ? `Collection: ${scope.collection.name}` : MODE_LABELS[mode]) : why,
+          title: enabled
+            ? mode === "collection" && scope.collection
+              ? `Collection: ${scope.collection.name}`
+              : MODE_LABELS[mode]
+            : why,
           on: { click: () => controller.setMode(mode) },
         },
         [label],
       );
     });
-    const key = JSON.stringify([scope.mode, available, scope.items.map((i) => i.item_key), scope.collection?.key]);
+    const key = JSON.stringify([
+      scope.mode,
+      available,
+      scope.items.map((i) => i.item_key),
+      scope.collection?.key,
+    ]);
     if (scopeEl.zcKey === key) return;
     const hadFocus = scopeEl.contains(doc.activeElement);
     scopeEl.zcKey = key;
@@ -722,7 +1095,17 @@ export function createPaneView({ doc, root, controller, env = {} }) {
         icon(doc, "pin", { size: 12 }),
         h("span", { class: "zc-chip-text" }, [`“${truncate(s.text, 60)}”`]),
         s.page ? h("span", { class: "zc-chip-page" }, [`p. ${s.page}`]) : null,
-        h("button", { type: "button", class: "zc-chip-remove", "aria-label": "Unpin this passage", title: "Unpin", on: { click: () => controller.removeSnippet(k) } }, [icon(doc, "x", { size: 11 })]),
+        h(
+          "button",
+          {
+            type: "button",
+            class: "zc-chip-remove",
+            "aria-label": "Unpin this passage",
+            title: "Unpin",
+            on: { click: () => controller.removeSnippet(k) },
+          },
+          [icon(doc, "x", { size: 11 })],
+        ),
       ]),
     );
     const offerNode = offer
@@ -732,9 +1115,19 @@ export function createPaneView({ doc, root, controller, env = {} }) {
             type: "button",
             class: "zc-offer",
             title: "Pin the text selected in the reader: the question will focus on it",
-            on: { click: () => { controller.pinSnippet(offer); textarea.focus(); } },
+            on: {
+              click: () => {
+                controller.pinSnippet(offer);
+                textarea.focus();
+              },
+            },
           },
-          [icon(doc, "plus", { size: 12 }), h("span", {}, [`Pin selected text${offer.page ? ` (p. ${offer.page})` : ""}: “${truncate(offer.text, 50)}”`])],
+          [
+            icon(doc, "plus", { size: 12 }),
+            h("span", {}, [
+              `Pin selected text${offer.page ? ` (p. ${offer.page})` : ""}: “${truncate(offer.text, 50)}”`,
+            ]),
+          ],
         )
       : null;
     snippetsEl.hidden = !chips.length && !offerNode;
@@ -753,13 +1146,25 @@ export function createPaneView({ doc, root, controller, env = {} }) {
     }
     stopBtn.hidden = !streaming;
     sendBtn.hidden = streaming;
-    fill(h, hintEl, [streaming ? `Answering… Esc or Stop to interrupt` : state.editing ? `${shortcut()} to replace · Esc to cancel` : `${shortcut()} to ask`]);
+    fill(h, hintEl, [
+      streaming
+        ? `Answering… Esc or Stop to interrupt`
+        : state.editing
+          ? `${shortcut()} to replace · Esc to cancel`
+          : `${shortcut()} to ask`,
+    ]);
     editingEl.hidden = !state.editing;
     if (state.editing && !editingEl.firstChild) {
       fill(h, editingEl, [
         icon(doc, "pencil", { size: 13 }),
-        h("span", {}, ["Editing an earlier question: sending replaces it and everything after it."]),
-        h("button", { type: "button", class: "zc-link-btn", on: { click: () => controller.cancelEdit() } }, ["Cancel"]),
+        h("span", {}, [
+          "Editing an earlier question: sending replaces it and everything after it.",
+        ]),
+        h(
+          "button",
+          { type: "button", class: "zc-link-btn", on: { click: () => controller.cancelEdit() } },
+          ["Cancel"],
+        ),
       ]);
     } else if (!state.editing) clear(editingEl);
     renderScope(state);
@@ -798,7 +1203,8 @@ export function createPaneView({ doc, root, controller, env = {} }) {
     }
     // Follow the answer as it grows, when the reader is at the bottom; never move otherwise
     // (a click must land where it was aimed).
-    if (created || (nearBottom && messagesEl.scrollHeight > before)) messagesEl.scrollTop = messagesEl.scrollHeight;
+    if (created || (nearBottom && messagesEl.scrollHeight > before))
+      messagesEl.scrollTop = messagesEl.scrollHeight;
   }
 
   function offsetWithin(el, ancestor) {

@@ -54,7 +54,11 @@ export function createApp({ Zotero, rootURI, fetch, IOUtils, PathUtils, version 
     log,
 
     async ready() {
-      await Promise.all([Zotero.initializationPromise, Zotero.unlockPromise, Zotero.uiReadyPromise]);
+      await Promise.all([
+        Zotero.initializationPromise,
+        Zotero.unlockPromise,
+        Zotero.uiReadyPromise,
+      ]);
     },
 
     async startup() {
@@ -119,7 +123,10 @@ export function createApp({ Zotero, rootURI, fetch, IOUtils, PathUtils, version 
       }
       // The fragment links the stylesheet too; make sure the settings window has it.
       const href = `${rootURI}content/sidebar.css`;
-      if (!doc.getElementById(`${STYLESHEET_ID}-prefs`) && ![...doc.querySelectorAll("link")].some((l) => l.getAttribute("href") === href)) {
+      if (
+        !doc.getElementById(`${STYLESHEET_ID}-prefs`) &&
+        ![...doc.querySelectorAll("link")].some((l) => l.getAttribute("href") === href)
+      ) {
         const link = doc.createElement("link");
         link.id = `${STYLESHEET_ID}-prefs`;
         link.rel = "stylesheet";

@@ -47,7 +47,12 @@ export function createEnv({ Zotero, fetch, IOUtils, PathUtils }) {
 
   /** A client for the gateway URL currently set in the preferences. */
   function client() {
-    return createClient({ fetch, getToken: readToken, baseURL: gatewayURL(), tokenPath: tokenPath() });
+    return createClient({
+      fetch,
+      getToken: readToken,
+      baseURL: gatewayURL(),
+      tokenPath: tokenPath(),
+    });
   }
 
   return { getPref, setPref, dataDir, tokenPath, readToken, gatewayURL, client };

@@ -55,7 +55,8 @@ export function selectionFromPane(pane) {
 /** The libraries selected in the collection tree (Zotero 10 can select several). */
 export function selectedLibraryIDs(pane) {
   if (!pane) return [];
-  if (typeof pane.getSelectedLibraryIDs === "function") return [...(pane.getSelectedLibraryIDs() || [])];
+  if (typeof pane.getSelectedLibraryIDs === "function")
+    return [...(pane.getSelectedLibraryIDs() || [])];
   if (typeof pane.getSelectedLibraryID === "function") {
     const id = pane.getSelectedLibraryID();
     return id == null || id === false ? [] : [id];
@@ -112,7 +113,11 @@ export async function openCitation({ Zotero, pane, itemKey, page, quote = "" }) 
  */
 export async function findInReader(reader, phrase) {
   const internal = reader?._internalReader;
-  if (!reader || typeof reader.toggleFindPopup !== "function" || typeof internal?._handleFindStateChange !== "function") {
+  if (
+    !reader ||
+    typeof reader.toggleFindPopup !== "function" ||
+    typeof internal?._handleFindStateChange !== "function"
+  ) {
     return false;
   }
   try {

@@ -54,7 +54,7 @@ export function zoteroSelection(win, Zotero) {
   }
   const tabs = win.Zotero_Tabs;
   if (tabs && tabs.selectedType && tabs.selectedType !== "library") {
-    let item = null;
+    let item;
     try {
       const reader = Zotero.Reader?.getByTabID?.(tabs.selectedID);
       item = reader?._item || (reader?.itemID ? Zotero.Items.get(reader.itemID) : null);
@@ -111,12 +111,25 @@ export function mountSidebar(win, app) {
   }
   const h = createH(doc);
   const env = app.env;
-  const resizer = h("div", { id: IDS.resizer, class: "zocrates-resizer", role: "separator", "aria-orientation": "vertical", tabindex: "0" });
+  const resizer = h("div", {
+    id: IDS.resizer,
+    class: "zocrates-resizer",
+    role: "separator",
+    "aria-orientation": "vertical",
+    tabindex: "0",
+  });
   const container = h("div", { id: IDS.container, class: "zocrates-container" });
   const rail = h("div", { id: IDS.rail, class: "zocrates-rail", hidden: true }, [
-    h("button", { type: "button", title: "Show Zocrates", "aria-label": "Show Zocrates", on: { click: () => setOpen(true) } }, [
-      h("span", { class: "zc-logo", "aria-hidden": "true" }, ["Z"]),
-    ]),
+    h(
+      "button",
+      {
+        type: "button",
+        title: "Show Zocrates",
+        "aria-label": "Show Zocrates",
+        on: { click: () => setOpen(true) },
+      },
+      [h("span", { class: "zc-logo", "aria-hidden": "true" }, ["Z"])],
+    ),
   ]);
   dock.after.after(resizer, container, rail);
 
