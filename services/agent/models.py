@@ -11,21 +11,22 @@ string, in one of these forms:
 - ``litellm/<anything>``: ``<anything>`` handed to LiteLLM unchanged, for the providers this
   list does not name (``azure/...``, ``bedrock/...``).
 
-LiteLLM is imported only when a LiteLLM model is built, and then with its network look-ups
-(model cost map, Anthropic beta headers) served from the copies inside the wheel, ``.env``
-autoloading off and its "Give Feedback" banner silenced.
+LiteLLM is imported only when a LiteLLM model is built, through
+:func:`services.common.litellm_local.import_litellm`: its network look-ups (model cost map,
+Anthropic beta headers) served from the copies inside the wheel, ``.env`` autoloading off and
+its "Give Feedback" banner silenced.
 """
 
 from __future__ import annotations
 
 import functools
-import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from google.adk.models.base_llm import BaseLlm
 
 from services.common.errors import InvalidArgument
+from services.common.litellm_local import import_litellm
 
 if TYPE_CHECKING:
     from google.adk.models.lite_llm import LiteLlm
@@ -48,15 +49,6 @@ LITELLM_PROVIDERS: dict[str, bool] = {
     "ollama_chat": False,
     "lm_studio": False,
     "hosted_vllm": False,
-}
-
-# Set before LiteLLM is first imported: it reads them at import or on first use.
-_LITELLM_ENV_DEFAULTS = {
-    # The model cost map and Anthropic beta headers from the wheel, not from GitHub.
-    "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-    "LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS": "True",
-    # DEV mode (LiteLLM's default) loads a ``.env`` from the working directory at import.
-    "LITELLM_MODE": "PRODUCTION",
 }
 
 Provider = Literal["offline", "gemini", "litellm"]
@@ -112,6 +104,21 @@ def describe_model(spec: str) -> ModelDescription:
     raise _invalid(spec, "is not a known model")
 
 
+def price_name(spec: str) -> str | None:
+    """The name LiteLLM's price map knows ``spec`` by; ``None`` for the offline model, which
+    costs nothing and whose token counts are estimates.
+
+    Raises:
+        InvalidArgument: code ``invalid_model``, as :func:`describe_model`.
+    """
+    described = describe_model(spec)
+    if described["provider"] == "offline":
+        return None
+    if described["provider"] == "gemini":
+        return f"gemini/{described['model']}"  # Google AI Studio's prices, not Vertex's
+    return described["model"]
+
+
 def resolve_model(
     spec: str,
     *,
@@ -156,11 +163,7 @@ def resolve_model(
 @functools.cache
 def _lite_llm_class() -> type[LiteLlm]:
     """ADK's ``LiteLlm``, with LiteLLM imported and configured to stay quiet and local."""
-    for name, value in _LITELLM_ENV_DEFAULTS.items():
-        os.environ.setdefault(name, value)
-    import litellm
+    import_litellm()
     from google.adk.models.lite_llm import LiteLlm
 
-    litellm.suppress_debug_info = True  # no "Give Feedback / Get Help" banner on errors
-    litellm.turn_off_message_logging = True  # callbacks never receive prompts or replies
     return LiteLlm

@@ -4,7 +4,10 @@
 events that only carry function responses (a resumed checkpoint), flags thoughts, marks
 events from isolation scopes (search subagents) as intermediate, and reports an unanswered
 ``adk_request_input`` call as ``pending_hitl`` so the plugin can redraw the checkpoint card.
-A research tool's result keeps its answer's citations.
+A research tool's result keeps its answer's citations, and each turn's last answer message
+(not a thought, not an intermediate step, when there is one) carries the turn's ``usage``
+(:func:`services.common.turn_usage.turn_usage`), the figure its ``done`` event showed; none for
+a turn of the offline model.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from google.adk.events._interrupts import index_open_interrupts
 from google.adk.events._rewind_events import _apply_rewinds
 from google.adk.events.event import Event
 from google.adk.sessions.session import Session
+
+from services.common.turn_usage import turn_usage
 
 REQUEST_INPUT_CALL = "adk_request_input"
 # State keys a user event carries so that rewinding or editing a prompt restores its scope.
@@ -117,12 +122,30 @@ def _result(response: Any) -> dict[str, Any]:
     return result
 
 
+def _add_usage(messages: list[dict[str, Any]], events: list[Event]) -> None:
+    turns: dict[str | None, list[Event]] = {}
+    for event in events:
+        turns.setdefault(event.invocation_id, []).append(event)
+    last: dict[str | None, dict[str, Any]] = {}
+    for message in messages:
+        if message["role"] != "assistant":
+            continue
+        shown = not message["thought"] and not message["intermediate"]
+        current = last.get(message["invocation_id"])
+        if shown or current is None or current["thought"] or current["intermediate"]:
+            last[message["invocation_id"]] = message
+    for invocation_id, message in last.items():
+        usage = turn_usage(turns.get(invocation_id, []))
+        if usage is not None:
+            message["usage"] = usage
+
+
 def format_messages(events: list[Event]) -> list[dict[str, Any]]:
     messages: list[dict[str, Any]] = []
-    for event in live_events(events):
-        if event.partial:
-            continue
+    live = [e for e in live_events(events) if not e.partial]
+    for event in live:
         messages.extend(_format_event(event))
+    _add_usage(messages, live)
     return messages
 
 

@@ -15,7 +15,9 @@ deciding from each request: it tells the role by its system message, and
 The tests read the turn through ``POST /chat`` (and ``POST /chat/resume``) as the plugin does,
 and check the requests the server received: the bearer key, each role on its own model, the
 search result sent back to the subagent as a ``tool`` message, the evidence blocks in the
-synthesizer's prompt. Nothing leaves 127.0.0.1.
+synthesizer's prompt; and ``done``'s ``usage``: the tokens the server reported, summed over the
+turn's calls, priced when the model names are ones LiteLLM's price map knows. Nothing leaves
+127.0.0.1.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from typing import Any
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"  # before anything imports litellm
 
 import httpx
+import litellm
 import pytest
 import pytest_asyncio
 
@@ -270,6 +273,27 @@ def _by_role(exchanges: list[Any], role: str) -> list[dict[str, Any]]:
     return [e.body for e in exchanges if role_of(e.body) == role]
 
 
+def _billed(exchanges: list[Any]) -> tuple[int, int]:
+    """The input and output tokens the server reported for these calls."""
+    assert all(e.usage for e in exchanges), "LiteLLM asked for no usage in a stream"
+    return (
+        sum(e.usage["prompt_tokens"] for e in exchanges),
+        sum(e.usage["completion_tokens"] for e in exchanges),
+    )
+
+
+UNPRICED = ", ".join(
+    f"openai/{MODELS[role]}" for role in (COORDINATOR, SEARCH_SUBAGENT, SYNTHESIZER)
+)
+
+
+async def _reloaded_usage(stack: Stack, session_id: str) -> list[dict[str, Any]]:
+    """The usage of each turn of the session, as GET /sessions/{id} shows it."""
+    response = await stack.http.get(f"/sessions/{session_id}")
+    assert response.status_code == 200, response.text
+    return [m["usage"] for m in response.json()["session"]["messages"] if "usage" in m]
+
+
 def _assert_wire(stack: Stack, exchanges: list[Any]) -> None:
     """Every request: our key as a bearer token, the role's own model, streamed, no errors."""
     assert not stack.server.errors, stack.server.errors[0]
@@ -403,6 +427,16 @@ async def test_a_research_turn_runs_every_role_through_litellm(stack: Stack) -> 
         if "function_call" in p
     ]
     assert calls == [SEARCH_LIBRARY, SEARCH_CORPUS, CONCLUDE_SEARCH], calls
+    # What the turn cost: every call's tokens as the server reported them; these names have no
+    # price in LiteLLM's map, so no cost.
+    tokens_in, tokens_out = _billed(exchanges)
+    assert done["usage"] == {
+        "model": UNPRICED,
+        "input_tokens": tokens_in,
+        "output_tokens": tokens_out,
+        "cost_usd": None,
+    }
+    assert await _reloaded_usage(stack, session_id) == [done["usage"]]
 
 
 async def test_a_checkpoint_then_synthesize_through_litellm(stack: Stack) -> None:
@@ -421,6 +455,13 @@ async def test_a_checkpoint_then_synthesize_through_litellm(stack: Stack) -> Non
     assert payload["gaps"] == [MISSING]
     assert payload["justification"] == "The comparison with brms needs more reading."
     assert [role_of(e.body) for e in paused] == [COORDINATOR, SEARCH_SUBAGENT, SEARCH_SUBAGENT]
+    tokens_in, tokens_out = _billed(paused)
+    assert _done(evs)["usage"] == {
+        "model": ", ".join(f"openai/{MODELS[r]}" for r in (COORDINATOR, SEARCH_SUBAGENT)),
+        "input_tokens": tokens_in,
+        "output_tokens": tokens_out,
+        "cost_usd": None,
+    }
     passages = _assert_subagent_got_search_results(_by_role(paused, SEARCH_SUBAGENT))
     assert payload["evidence_count"] == len(passages)
 
@@ -441,6 +482,67 @@ async def test_a_checkpoint_then_synthesize_through_litellm(stack: Stack) -> Non
     _assert_synthesized(synthesizer, passages, done)
     assert f"Aspects the search found no evidence for:\n- {MISSING}" in last_user_text(synthesizer)
     _assert_streamed(evs, done)
+    # The resumed turn's done counts the whole turn: the calls before the checkpoint too.
+    tokens_in, tokens_out = _billed(paused + resumed)
+    assert done["usage"] == {
+        "model": UNPRICED,
+        "input_tokens": tokens_in,
+        "output_tokens": tokens_out,
+        "cost_usd": None,
+    }
+    assert await _reloaded_usage(stack, session_id) == [done["usage"]]
     response = await stack.http.get(f"/sessions/{session_id}")
     assert response.status_code == 200
     assert response.json()["session"]["pending_hitl"] is None
+
+
+async def test_a_turn_on_priced_models_reports_its_cost(stack: Stack) -> None:
+    """Model names LiteLLM's bundled price map knows: ``done`` prices every call at its
+    model's list price and sums them."""
+    priced = {
+        "coordinator_model": "openai/gpt-4o-mini",
+        "subagent_model": "openai/gpt-4o-mini",
+        "synthesizer_model": "openai/gpt-4o",
+    }
+    before = (await stack.http.get("/config")).json()["config"]
+    response = await stack.http.put("/config", json=priced)
+    assert response.status_code == 200, response.text
+    try:
+        stack.model.extend = False
+        session_id = await stack.new_session()
+        start = len(stack.server.exchanges)
+        with record_network() as network:
+            status, evs, error = await stack.chat(session_id, QUESTION)
+        assert status == 200, error
+        exchanges = stack.server.exchanges[start:]
+        assert not stack.server.errors, stack.server.errors[0]
+        _assert_local(network, stack, len(exchanges))
+        done = _done(evs)
+        assert done["status"] == "completed"
+        # LiteLLM sends the name without its "openai/" prefix, which is how its map keys them.
+        assert [e.body["model"] for e in exchanges] == [
+            "gpt-4o-mini",
+            "gpt-4o-mini",
+            "gpt-4o-mini",
+            "gpt-4o",
+        ]
+        prices = litellm.model_cost
+        expected_cost = sum(
+            e.usage["prompt_tokens"] * prices[e.body["model"]]["input_cost_per_token"]
+            + e.usage["completion_tokens"] * prices[e.body["model"]]["output_cost_per_token"]
+            for e in exchanges
+        )
+        tokens_in, tokens_out = _billed(exchanges)
+        usage = done["usage"]
+        assert usage == {
+            "model": "openai/gpt-4o-mini, openai/gpt-4o",
+            "input_tokens": tokens_in,
+            "output_tokens": tokens_out,
+            "cost_usd": pytest.approx(expected_cost, rel=1e-6),
+        }
+        assert usage["cost_usd"] > 0
+        assert await _reloaded_usage(stack, session_id) == [usage]
+    finally:
+        restore = {k: before[k] for k in priced}
+        response = await stack.http.put("/config", json=restore)
+        assert response.status_code == 200, response.text

@@ -175,6 +175,7 @@ async def _pause(stack: Stack, session_id: str) -> dict[str, Any]:
     status, evs, _ = await stack.chat(session_id, BROAD)
     assert status == 200
     assert _done(evs)["status"] == "paused"
+    assert _done(evs)["usage"] is None  # the offline model costs nothing and reports no usage
     return _request_input(evs)
 
 
@@ -192,9 +193,12 @@ async def test_focused_question_streams_a_cited_answer(stack: Stack) -> None:
     assert "# Cited Sources" in answer and "Offline extractive answer" in answer
     assert any(c["item_key"] == LME4 for c in done["citations"]), done["citations"]
     assert all(c["page"] >= 1 for c in done["citations"])
-    # What the UI reloads: the question, one answer, no pending checkpoint.
+    # The offline model's token estimates (kept for compaction) are no usage: none, no cost.
+    assert done["usage"] is None
+    # What the UI reloads: the question, one answer, no pending checkpoint, no usage.
     session = await stack.session(session_id)
     assert session["pending_hitl"] is None
+    assert not [m for m in session["messages"] if "usage" in m]
     main = [m for m in session["messages"] if not m["intermediate"] and m["text"]]
     assert main[0]["role"] == "user" and main[0]["text"] == FOCUSED
     assert any(m["author"] == "synthesizer" and "# Cited Sources" in m["text"] for m in main)

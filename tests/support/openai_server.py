@@ -5,11 +5,13 @@ the process.
 ``POST /v1/chat/completions`` answers with a ``chat.completion`` JSON body, or, when the request
 asks for ``"stream": true``, with ``data: {...}`` ``chat.completion.chunk`` SSE frames ending in
 ``data: [DONE]`` (text in small pieces, a tool call's arguments split across frames, a usage
-frame when ``stream_options.include_usage`` asks for one). ``responder(body)`` decides the reply
-from the request, the way a model would: a text, or one or more tool calls. Responses say
-``Connection: close`` unless ``keep_alive`` is asked for. Every request is
-recorded with its headers and the reply it got; a responder that raises is answered with a 500
-and its error recorded, so the test can report it.
+frame when ``stream_options.include_usage`` asks for one). ``responder(body)`` decides the
+reply from the request, the way a model would: a text, or one or more tool calls. Responses say
+``Connection: close`` unless ``keep_alive`` is asked for. Every request is recorded with its
+headers, the reply it got and the usage reported for it (about a token per four characters of
+the request's messages and of the reply, so it differs from call to call and a test can sum
+what the server billed); a responder that raises is answered with a 500 and its error
+recorded, so the test can report it.
 
 ``record_network()`` lists the outgoing connections and host-name look-ups made through Python
 sockets while it is open (an audit hook; gRPC's C core is not seen, LiteLLM's HTTP clients are).
@@ -56,6 +58,8 @@ class Exchange:
     headers: dict[str, str]
     reply: Reply | None = None
     error: str = ""
+    # What the server reported: {"prompt_tokens", "completion_tokens", "total_tokens"}.
+    usage: dict[str, int] = field(default_factory=dict)
 
 
 def message_text(message: dict[str, Any]) -> str:
@@ -103,14 +107,28 @@ class OpenAIServer:
             )
         exchange.reply = reply
         model = str(body.get("model") or "")
+        tokens = self._usage(body, reply)
         if body.get("stream"):
-            usage = bool((body.get("stream_options") or {}).get("include_usage"))
+            wanted = bool((body.get("stream_options") or {}).get("include_usage"))
+            exchange.usage = tokens if wanted else {}
             return StreamingResponse(
-                self._sse(reply, model, usage=usage),
+                self._sse(reply, model, usage=exchange.usage),
                 media_type="text/event-stream",
                 headers=self._headers,
             )
-        return JSONResponse(self._completion(reply, model), headers=self._headers)
+        exchange.usage = tokens
+        return JSONResponse(self._completion(reply, model, tokens), headers=self._headers)
+
+    def _usage(self, body: dict[str, Any], reply: Reply) -> dict[str, int]:
+        calls = self._calls(reply)
+        out = json.dumps([[c.name, c.arguments] for c in calls]) if calls else str(reply)
+        prompt = 1 + len(json.dumps(body.get("messages") or [])) // 4
+        completion = 1 + len(out) // 4
+        return {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+        }
 
     @property
     def _headers(self) -> dict[str, str]:
@@ -125,7 +143,7 @@ class OpenAIServer:
             return [reply]
         return list(reply)
 
-    def _completion(self, reply: Reply, model: str) -> dict[str, Any]:
+    def _completion(self, reply: Reply, model: str, usage: dict[str, int]) -> dict[str, Any]:
         calls = self._calls(reply)
         if calls:
             message: dict[str, Any] = {
@@ -149,10 +167,12 @@ class OpenAIServer:
             "created": int(time.time()),
             "model": model,
             "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-            "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
+            "usage": usage,
         }
 
-    async def _sse(self, reply: Reply, model: str, *, usage: bool) -> AsyncIterator[bytes]:
+    async def _sse(
+        self, reply: Reply, model: str, *, usage: dict[str, int]
+    ) -> AsyncIterator[bytes]:
         chunk_id = f"chatcmpl-{uuid.uuid4().hex[:12]}"
 
         def frame(choices: list[dict[str, Any]], **extra: Any) -> bytes:
@@ -188,8 +208,7 @@ class OpenAIServer:
                 await asyncio.sleep(0.005)
             yield delta({}, "stop")
         if usage:
-            tokens = {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
-            yield frame([], usage=tokens)
+            yield frame([], usage=usage)
         yield b"data: [DONE]\n\n"
 
 

@@ -31,6 +31,7 @@ from services.agent.research.pipeline import (
     build_search_pipeline,
 )
 from services.agent.research.retrieval_tools import make_subagent_tools
+from services.agent.research.usage import UsageCallback
 
 SEARCH_LIBRARY = "search_library"
 COORDINATOR = "coordinator"
@@ -143,12 +144,20 @@ def build_coordinator(
     online_tool: Tool | None,
     reranker: Reranker | None,
     harness: Callable[[], Harness],
+    usage: Callable[[str], UsageCallback | None] | None = None,
 ) -> LlmAgent:
-    """The root agent. ``models(role)`` gives each role's model (resolved per process)."""
+    """The root agent. ``models(role)`` gives each role's model (resolved per process);
+    ``usage(role)``, when given, the callback that records its model's calls (none for the
+    offline model)."""
+
+    def recorder(role: str) -> UsageCallback | None:
+        return usage(role) if usage is not None else None
+
     default = Harness()
     subagent = LlmAgent(
         name=SEARCH_SUBAGENT,
         model=models(SEARCH_SUBAGENT),
+        after_model_callback=recorder(SEARCH_SUBAGENT),
         instruction=SUBAGENT_INSTRUCTION,
         tools=list[Any](make_subagent_tools(library_tools, default.initial())),
         mode="single_turn",
@@ -156,6 +165,7 @@ def build_coordinator(
     synthesizer = LlmAgent(
         name=SYNTHESIZER,
         model=models(SYNTHESIZER),
+        after_model_callback=recorder(SYNTHESIZER),
         instruction=SYNTHESIZER_INSTRUCTION,
         mode="single_turn",
     )
@@ -174,6 +184,7 @@ def build_coordinator(
     return LlmAgent(
         name=COORDINATOR,
         model=models(COORDINATOR),
+        after_model_callback=recorder(COORDINATOR),
         instruction=_coordinator_instruction,
         tools=tools,
         mode="chat",

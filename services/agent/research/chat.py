@@ -7,7 +7,10 @@ ADK events into the client's wire events:
   ``answer`` (the text the user reads: the synthesizer's, or the coordinator's own), ``step``
   (tool calls and results, search passes) or ``thought``;
 - ``request_input``: the checkpoint card, ``{interrupt_id, invocation_id, message, payload}``;
-- ``done``: ``{status: "completed" | "paused", invocation_id, answer, citations}``.
+- ``done``: ``{status: "completed" | "paused", invocation_id, answer, citations, usage}``;
+  ``usage`` (:func:`services.common.turn_usage.turn_usage`) sums the remote model calls of the
+  whole turn so far, those before a checkpoint included when the turn resumes; null when only
+  the offline model answered.
 
 Refusals happen before the run starts, so the gateway can answer them with an HTTP status:
 a new message while a checkpoint waits (``checkpoint_pending``), a resume for an interrupt the
@@ -38,6 +41,7 @@ from services.agent.research.session_locks import SessionLocks, wait_through_can
 from services.agent.research.turn_scope import TurnScope
 from services.agent.research.wire import WireEvent, search_result, wire_events
 from services.common.errors import Conflict, InvalidArgument, NotFound, StaleSession
+from services.common.turn_usage import turn_usage
 from services.sessions.formatting import REQUEST_INPUT_CALL, find_pending_hitl
 
 logger = logging.getLogger(__name__)
@@ -220,7 +224,7 @@ class ChatService:
                 progress = _RunProgress()
                 try:
                     async for item in self._run_once(
-                        user_id, session_id, message, state_delta, progress
+                        user_id, session_id, message, state_delta, progress, session.events
                     ):
                         yield item
                     return
@@ -266,12 +270,16 @@ class ChatService:
         message: types.Content,
         state_delta: dict[str, Any] | None,
         progress: _RunProgress,
+        earlier: list[Event],
     ) -> AsyncIterator[WireEvent]:
+        """The run's wire events, then ``done``. ``earlier``: the session's events before the
+        run, where a resumed turn's calls before its checkpoint are."""
         abort = asyncio.Event()
         invocation_id = ""
         paused = False
         result: dict[str, Any] | None = None
         answer_parts: list[str] = []
+        seen: list[Event] = []
         finished = False
         run = self.runner.run_async(
             user_id=user_id,
@@ -309,6 +317,8 @@ class ChatService:
                 event: Event = item
                 progress.saw_event = True
                 invocation_id = event.invocation_id or invocation_id
+                if not event.partial:
+                    seen.append(event)
                 for kind, data in wire_events(event):
                     if kind == "request_input":
                         paused = True
@@ -326,6 +336,7 @@ class ChatService:
                 logger.error("the run on session %s did not stop after abort", session_id)
                 task.cancel()
         answer = (result or {}).get("answer") or "\n\n".join(a for a in answer_parts if a)
+        turn = [e for e in earlier if e.invocation_id == invocation_id] + seen
         yield (
             "done",
             {
@@ -334,6 +345,7 @@ class ChatService:
                 "session_id": session_id,
                 "answer": "" if paused else answer,
                 "citations": [] if paused else list((result or {}).get("citations") or []),
+                "usage": turn_usage(turn),
             },
         )
 

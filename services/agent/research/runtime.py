@@ -22,6 +22,7 @@ from services.agent.research.citations import library_page_reader
 from services.agent.research.harness import Harness
 from services.agent.research.offline_llm import OfflineLlm
 from services.agent.research.pipeline import Reranker
+from services.agent.research.usage import usage_recorder
 from services.common.app_config import ConfigStore, ZocratesConfig
 
 logger = logging.getLogger(__name__)
@@ -94,6 +95,7 @@ class ResearchRuntime:
                 online_tool=self.online_tool if c.online_search_enabled else None,
                 reranker=self.reranker,
                 harness=self.harness,
+                usage=lambda role: usage_recorder(specs[role]),
             )
             runner = Runner(
                 app_name=self.app_name, agent=coordinator, session_service=self.session_service

@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import uuid
 
+import pytest
 from google.adk.events.event import Event
 from google.adk.sessions.session import Session
 from google.genai import types
 
+from services.common.turn_usage import USAGE_KEY
 from services.sessions.formatting import (
     find_pending_hitl,
     format_messages,
@@ -388,3 +390,52 @@ def test_a_checkpoint_of_an_aborted_invocation_is_not_pending() -> None:
     )
     assert sealed  # ADK answers the dangling call with an error, authored by the node
     assert find_pending_hitl(events + sealed) is None
+
+
+# --- usage ----------------------------------------------------------------------------------
+
+
+def _stamped(event: Event, tokens_in: int, tokens_out: int, cost: float | None) -> Event:
+    event.custom_metadata = {
+        USAGE_KEY: {
+            "model": "openai/gpt-4o-mini",
+            "input_tokens": tokens_in,
+            "output_tokens": tokens_out,
+            "cost_usd": cost,
+        }
+    }
+    return event
+
+
+def test_each_turn_s_last_answer_message_carries_the_turn_s_usage() -> None:
+    scoped = {"invocation_id": "inv-1", "isolation_scope": "pipe-1"}
+    call = tool_call("search_library", {"request": "first?"}, invocation_id="inv-1")
+    events = [
+        user_text("first?", invocation_id="inv-1"),
+        _stamped(call, 100, 10, 0.001),
+        _stamped(model_text("notes", author="search_subagent", **scoped), 200, 20, 0.002),
+        _stamped(
+            model_text("answer", author="synthesizer", thought="hmm", **scoped), 300, 30, 0.003
+        ),
+        _tool_result({"answer": "answer"}),  # inv-1's closing step
+        model_text("scratch", author="search_subagent", **scoped),
+        user_text("second?", invocation_id="inv-2"),
+        model_text("offline answer", invocation_id="inv-2"),  # no stamp: the offline model
+    ]
+    messages = format_messages(events)
+    # The turn's last message that is neither a thought nor an intermediate step.
+    (last,) = [m for m in messages if "usage" in m]
+    assert last["tool_results"] == [{"name": "search_library"}]
+    assert last["invocation_id"] == "inv-1"
+    assert last["usage"]["model"] == "openai/gpt-4o-mini"
+    assert (last["usage"]["input_tokens"], last["usage"]["output_tokens"]) == (600, 60)
+    assert last["usage"]["cost_usd"] == pytest.approx(0.006)
+
+
+def test_a_rewound_turn_s_usage_is_gone_with_it() -> None:
+    events = [
+        user_text("q", invocation_id="inv-1"),
+        _stamped(model_text("a", invocation_id="inv-1"), 10, 1, None),
+        rewind("inv-1"),
+    ]
+    assert format_messages(events) == []
