@@ -80,6 +80,25 @@ export function citedSourcesFromText(text) {
 }
 
 /**
+ * The answer without its `# Cited Sources` section (the heading and its lines, up to the next
+ * heading), for the outputs that list the sources themselves (notes.js).
+ * @returns {string}
+ */
+export function withoutCitedSources(text) {
+  const kept = [];
+  let inSection = false;
+  for (const line of String(text ?? "").split(/\r\n|\r|\n/)) {
+    if (CITED_HEADING.test(line)) {
+      inSection = true;
+      continue;
+    }
+    if (inSection && ANY_HEADING.test(line)) inSection = false;
+    if (!inSection) kept.push(line);
+  }
+  return kept.join("\n").trim();
+}
+
+/**
  * One entry per n: the `done` event's citations first, then those parsed from the text.
  * @returns {Map<number, {n: number, item_key: string, title: string, page: number | null}>}
  */
