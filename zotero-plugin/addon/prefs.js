@@ -5,3 +5,4 @@ pref("extensions.zocrates.lastSessionID", "");
 pref("extensions.zocrates.showThoughts", false);
 pref("extensions.zocrates.paneWidth", 400);
 pref("extensions.zocrates.paneOpen", true);
+pref("extensions.zocrates.toggleKey", "E");

@@ -83,6 +83,7 @@ export async function buildPlugin({ out = path.join(root, "build") } = {}) {
     platform: "browser",
     outfile: path.join(addonDir, "content", "scripts", `${addonRef}.js`),
     legalComments: "none",
+    loader: { ".ftl": "text" },
     logLevel: "warning",
     banner: {
       js: `/* ${pkg.config.addonName} ${pkg.version}: built from src/ by scripts/build.mjs */`,

@@ -15,6 +15,7 @@ export const PREFS = Object.freeze({
   showThoughts: `${config.prefsPrefix}.showThoughts`,
   paneWidth: `${config.prefsPrefix}.paneWidth`,
   paneOpen: `${config.prefsPrefix}.paneOpen`,
+  toggleKey: `${config.prefsPrefix}.toggleKey`,
 });
 
 /** Fluent files (addon/locale/en-US/<name>.ftl, shipped as zocrates-<name>.ftl). */

@@ -6,6 +6,7 @@
 import { config } from "./config.js";
 import { createHooks } from "./hooks.js";
 import * as lib from "./lib.js";
+import { RESOURCES } from "./locales.js";
 import { createApp } from "./zotero/app.js";
 
 function main() {
@@ -17,6 +18,7 @@ function main() {
     IOUtils,
     PathUtils,
     version: typeof addonVersion === "string" ? addonVersion : "",
+    l10nResources: RESOURCES,
   });
   Zotero[config.addonInstance] = { config, app, data: app.data, hooks: createHooks(app), lib };
 }

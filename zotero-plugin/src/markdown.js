@@ -538,8 +538,22 @@ export function parseMarkdown(text, { citations = [] } = {}) {
   return parseBlocks(source.split("\n"), ctx);
 }
 
-/** The attributes of a citation element (what the pane reads to open the PDF). */
-export function citationAttrs(node) {
+const ENGLISH_TITLES = {
+  "zocrates-citation-title": ({ title }) => title,
+  "zocrates-citation-title-page": ({ title, page }) => `${title}, p. ${page}`,
+  "zocrates-citation-quote-elsewhere": ({ cited, page }) => `${cited} (the quote is on p. ${page})`,
+  "zocrates-citation-quote-missing": ({ cited }) =>
+    `${cited} (the quote was not found on this page)`,
+};
+
+/**
+ * The attributes of a citation element (what the pane reads to open the PDF).
+ * @param {object} node a citation node
+ * @param {(id: string, args: object) => string} [t] the pane's strings (sidebar.ftl
+ *   zocrates-citation-*); English without it
+ */
+export function citationAttrs(node, t = null) {
+  const say = (id, args) => (t ? t(id, args) : ENGLISH_TITLES[id](args));
   const attrs = {
     class: CITATION_CLASS,
     role: "link",
@@ -548,8 +562,11 @@ export function citationAttrs(node) {
     "data-item-key": node.itemKey,
   };
   if (node.page != null) attrs["data-page"] = String(node.page);
-  const where = node.page != null ? `, p. ${node.page}` : "";
-  attrs.title = `${node.title || node.itemKey}${where}`;
+  const title = node.title || node.itemKey;
+  attrs.title =
+    node.page != null
+      ? say("zocrates-citation-title-page", { title, page: node.page })
+      : say("zocrates-citation-title", { title });
   if (node.quote) attrs["data-quote"] = node.quote.slice(0, 400);
   if (node.verified === true) attrs["data-verified"] = "true";
   if (node.verified === false) {
@@ -558,8 +575,11 @@ export function citationAttrs(node) {
     attrs["data-verified"] = "false";
     if (node.foundOnPage != null) {
       attrs["data-page"] = String(node.foundOnPage);
-      attrs.title += ` (the quote is on p. ${node.foundOnPage})`;
-    } else attrs.title += " (the quote was not found on this page)";
+      attrs.title = say("zocrates-citation-quote-elsewhere", {
+        cited: attrs.title,
+        page: node.foundOnPage,
+      });
+    } else attrs.title = say("zocrates-citation-quote-missing", { cited: attrs.title });
   }
   return attrs;
 }
@@ -575,7 +595,8 @@ export const treeH = (tag, attrs, children) => ({ tag, attrs, children });
 export function renderMarkdown(text, { citations = [], h = treeH } = {}) {
   const walk = (node) => {
     if (node.type === "text") return node.text;
-    if (node.type === "citation") return h("a", citationAttrs(node), [node.text]);
+    if (node.type === "citation")
+      return h("a", citationAttrs(node, h.l10n ? h.t : null), [node.text]);
     return h(node.tag, { ...node.attrs }, node.children.map(walk));
   };
   return parseMarkdown(text, { citations }).map(walk);

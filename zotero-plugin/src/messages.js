@@ -246,6 +246,8 @@ export function applyEvent(bubble, ev) {
         b.checkpoint = null;
         if (Array.isArray(data.citations) && data.citations.length)
           b.citations = data.citations.slice();
+        // A remote model's tokens and cost for the turn; the offline model sends none.
+        if (data.usage && typeof data.usage === "object") b.usage = { ...data.usage };
         if (!joinAnswer(b.segments) && data.answer)
           b.segments.push({ text: String(data.answer), open: false, author: "" });
       }
@@ -351,6 +353,8 @@ function appendHistoryMessage(b, m) {
     if (Array.isArray(result.citations) && result.citations.length)
       b.citations = result.citations.slice();
   }
+  // A remote model's turn: its tokens and cost, on the turn's answer (none offline).
+  if (m.usage && typeof m.usage === "object") b.usage = { ...m.usage };
 }
 
 /**

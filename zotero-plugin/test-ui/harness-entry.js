@@ -15,13 +15,14 @@
  */
 import { createHooks } from "../src/hooks.js";
 import { createH } from "../src/ui/dom.js";
+import { RESOURCES } from "../src/locales.js";
 import { createApp } from "../src/zotero/app.js";
 
 const doc = document;
 const h = createH(doc);
 const $ = (id) => doc.getElementById(id);
 
-const zh = { opened: [], readerOpens: [], log: [], ready: null };
+const zh = { opened: [], readerOpens: [], log: [], ready: null, copied: [], notes: [] };
 window.zh = zh;
 
 const DATA_DIR = "/harness/Zotero";
@@ -49,9 +50,11 @@ async function start() {
     key: it.key,
     libraryID: 1,
     parentItem: null,
+    deleted: false,
     getDisplayTitle: () => it.title,
     isRegularItem: () => true,
     isAttachment: () => false,
+    isFileAttachment: () => false,
     getBestAttachment: async () => zAttachment(it),
   });
   const zAttachment = (it) => ({
@@ -59,9 +62,12 @@ async function start() {
     key: it.attachmentKey || it.key,
     libraryID: 1,
     parentItem: zItem(it),
+    deleted: false,
     getDisplayTitle: () => "Full Text PDF",
     isRegularItem: () => false,
     isAttachment: () => true,
+    isFileAttachment: () => true,
+    isPDFAttachment: () => true,
   });
   const collectionByKey = (key) => collections.find((c) => c.key === key) || null;
 
@@ -125,6 +131,8 @@ async function start() {
     unlockPromise: Promise.resolve(),
     uiReadyPromise: Promise.resolve(),
     isMac: /Mac/.test(navigator.platform),
+    // Zotero's UI language; the page's ?locale= stands in for Zotero's language setting.
+    locale: new URLSearchParams(location.search).get("locale") || "en-US",
     debug: (m) => {
       zh.log.push(m);
       if (/failed|error|could not/i.test(m)) console.warn(m);
@@ -143,10 +151,55 @@ async function start() {
       },
     },
     PreferencePanes: { register: async () => "zotero-prefpane-zocrates" },
-    Utilities: { Internal: { openPreferences: (paneID) => openPrefs(paneID) } },
-    Libraries: { userLibraryID: 1 },
+    Utilities: {
+      Internal: {
+        openPreferences: (paneID) => openPrefs(paneID),
+        copyTextToClipboard: (text) => zh.copied.push(String(text)),
+      },
+    },
+    Libraries: {
+      userLibraryID: 1,
+      get: (id) =>
+        id === 1
+          ? { libraryID: 1, libraryType: "user", editable: true, name: "My Library" }
+          : false,
+    },
+    Groups: { getGroupIDFromLibraryID: () => false },
+    Notes: { AUTO_SYNC_DELAY: 15 },
+    // A note as Zotero saves one: recorded, and shown in the note view (showNote).
+    Item: class {
+      constructor(type) {
+        this.itemType = type;
+        this.collections = [];
+      }
+      setNote(html) {
+        this.html = html;
+      }
+      addToCollection(id) {
+        this.collections.push(id);
+      }
+      async saveTx(options) {
+        this.id = 5000 + zh.notes.length;
+        this.key = `NOTE${String(zh.notes.length).padStart(4, "2")}`;
+        zh.notes.push({
+          id: this.id,
+          key: this.key,
+          libraryID: this.libraryID,
+          parentKey: this.parentKey || null,
+          collections: this.collections,
+          html: this.html,
+          options,
+        });
+        showNote(this.html);
+      }
+    },
     Items: {
       getByLibraryAndKey: (_lib, key) => (byKey.has(key) ? zItem(byKey.get(key)) : false),
+      getByLibraryAndKeyAsync: async (_lib, key) => {
+        if (byKey.has(key)) return zItem(byKey.get(key));
+        const it = items.find((x) => x.attachmentKey === key);
+        return it ? zAttachment(it) : false;
+      },
       get: (id) =>
         byId.has(id)
           ? zItem(byId.get(id))
@@ -320,6 +373,42 @@ async function start() {
     showTab("reader");
   }
 
+  // ---------------------------------------------------------------- notes and the View menu
+
+  /** The saved note in the item pane; its links do what Zotero's zotero://open-pdf handler
+   * does (ZoteroProtocolHandler: a file attachment's key, page is 1-based). */
+  function showNote(html) {
+    showTab("library");
+    $("zw-note").hidden = false;
+    $("zw-note-body").innerHTML = html; // the harness page's own element, as the note editor
+  }
+  $("zw-note-body").addEventListener("click", (e) => {
+    const a = e.target.closest("a[href]");
+    if (!a) return;
+    e.preventDefault();
+    const m =
+      /^zotero:\/\/open-pdf\/(?:library|groups\/(\d+))\/items\/([A-Z0-9]{8})(?:\?page=(\d+))?$/.exec(
+        a.getAttribute("href"),
+      );
+    zh.noteLinks = (zh.noteLinks || []).concat(a.getAttribute("href"));
+    if (!m) return;
+    const it = items.find((x) => (x.attachmentKey || x.key) === m[2]);
+    if (!it) return;
+    Zotero.Reader.open(1000 + it.id, m[3] ? { pageIndex: Number(m[3]) - 1 } : undefined);
+  });
+  zh.hideNote = () => ($("zw-note").hidden = true);
+
+  doc.createXULElement = (tag) => doc.createElement(`zw-${tag}`);
+  $("zw-view-menu-button").addEventListener("click", () => {
+    $("menu_viewPopup").hidden = !$("menu_viewPopup").hidden;
+  });
+  $("menu_viewPopup").addEventListener("click", (e) => {
+    const item = e.target.closest("zw-menuitem");
+    if (!item) return;
+    $("menu_viewPopup").hidden = true;
+    item.dispatchEvent(new Event("command"));
+  });
+
   function showTab(tab) {
     state.tab = tab;
     window.Zotero_Tabs.selectedType = tab === "reader" ? "reader" : "library";
@@ -410,6 +499,7 @@ async function start() {
     IOUtils,
     PathUtils,
     version: "harness",
+    l10nResources: RESOURCES,
   });
   const onPrefsLoad = app.onPrefsLoad.bind(app);
   app.onPrefsLoad = async (win) => (zh.prefsMounted = await onPrefsLoad(win));

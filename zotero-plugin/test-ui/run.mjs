@@ -15,9 +15,21 @@
  * (item keys, titles, collections, the reader page): by default the 38-paper test library of
  * tests/support/zotero_fixture.py.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { bundleHarness, createControl, PLUGIN_ROOT, startServer } from "./server.mjs";
+import { createLocalization } from "../src/l10n.js";
+
+/** The plugin's strings in a locale, from the shipped .ftl files (as the bundle has them). */
+function localization(locale) {
+  const dir = path.join(PLUGIN_ROOT, "addon", "locale");
+  const resources = {};
+  for (const l of readdirSync(dir))
+    resources[l] = readdirSync(path.join(dir, l))
+      .filter((f) => f.endsWith(".ftl"))
+      .map((f) => readFileSync(path.join(dir, l, f), "utf8"));
+  return createLocalization({ locale, resources });
+}
 
 const FOCUSED = "How does lmer choose its optimizer, and how does brms fit the same kind of model?";
 const BROAD = "How does lmer choose its optimizer, and which photonic chips implement its solver?";
@@ -29,7 +41,7 @@ const GUIDANCE =
 function usage(message) {
   if (message) console.error(`run.mjs: ${message}`);
   console.error(
-    "usage: node test-ui/run.mjs --gateway URL (--token-file PATH | --token TOKEN) [--artifacts DIR] [--shim JSON] [--chromium PATH] [--timeout-ms N]",
+    "usage: node test-ui/run.mjs --gateway URL (--token-file PATH | --token TOKEN) [--artifacts DIR] [--shim JSON] [--chromium PATH] [--timeout-ms N] [--remote-api-base URL --remote-model openai/NAME]",
   );
   process.exit(2);
 }
@@ -54,6 +66,8 @@ function parseArgs(argv) {
     else if (a === "--shim") args.shim = path.resolve(next());
     else if (a === "--chromium") args.chromium = next();
     else if (a === "--timeout-ms") args.timeoutMs = Number(next());
+    else if (a === "--remote-api-base") args.remoteApiBase = next();
+    else if (a === "--remote-model") args.remoteModel = next();
     else if (a === "--help" || a === "-h") usage();
     else usage(`unknown argument ${a}`);
   }
@@ -401,6 +415,112 @@ async function main() {
       );
       results.citationOpened = last;
       await page.evaluate(() => window.zh.showLibrary());
+    });
+
+    await step("copy the answer with its citations, as Markdown and as plain text", async () => {
+      const foot = page.locator(`${lastAssistant} >> .zc-bubble-foot`);
+      await foot.waitFor({ state: "visible" });
+      const before = await page.evaluate(() => window.zh.copied.length);
+      await foot.locator(".zc-copy-markdown").click();
+      await page.waitForFunction((n) => window.zh.copied.length > n, before);
+      await foot.locator(".zc-copy-text").click();
+      await page.waitForFunction((n) => window.zh.copied.length > n + 1, before);
+      const [markdown, text] = await page.evaluate(() => window.zh.copied.slice(-2));
+      check(
+        /\[\d+, p\. \d+\]/.test(markdown) &&
+          /^#+ Sources/m.test(markdown) &&
+          /zotero:\/\/open-pdf\/library\/items\/[A-Z0-9]{8}\?page=\d+/.test(markdown),
+        `the Markdown copy lacks its markers, sources or links:\n${markdown.slice(0, 600)}`,
+      );
+      check(
+        /\[\d+, p\. \d+\]/.test(text) &&
+          /^Sources/m.test(text) &&
+          !/\*\*|^#|\]\(zotero:/m.test(text),
+        `the plain-text copy lacks its markers or sources, or has Markdown left:\n${text.slice(0, 600)}`,
+      );
+      check(
+        (await foot.locator(".zc-usage").count()) === 0,
+        "an answer of the offline model shows a cost line",
+      );
+      const label = await foot.locator(".zc-copy-text .zc-foot-label").textContent();
+      check(label === "Copied", `the copy button says "${label}", not "Copied"`);
+      results.copied = { markdown: markdown.length, text: text.length };
+      await shot("answer-copied.png");
+    });
+
+    await step(
+      "save the answer as a note: a child of the paper it cites most, links open the cited pages",
+      async () => {
+        const cited = await page
+          .locator(lastAssistant)
+          .evaluate((b) =>
+            [...b.querySelectorAll(".zocrates-answer a.zocrates-citation")].map(
+              (a) => a.dataset.itemKey,
+            ),
+          );
+        const counts = new Map();
+        for (const k of cited) counts.set(k, (counts.get(k) || 0) + 1);
+        const most = Math.max(...counts.values());
+        await page.locator(`${lastAssistant} >> .zc-save-note`).click();
+        await page.waitForFunction(() => window.zh.notes.length > 0);
+        const note = await page.evaluate(() => window.zh.notes.at(-1));
+        check(
+          counts.get(note.parentKey) === most,
+          `the note's parent ${note.parentKey} is not the most cited paper (${JSON.stringify([...counts])})`,
+        );
+        check(
+          note.html.startsWith('<div data-schema-version="9">') && /<h1>/.test(note.html),
+          `not a Zotero note: ${note.html.slice(0, 200)}`,
+        );
+        const links = [
+          ...note.html.matchAll(
+            /href="(zotero:\/\/open-pdf\/library\/items\/[A-Z0-9]{8}\?page=(\d+))"/g,
+          ),
+        ];
+        check(links.length >= 2, `the note has ${links.length} links that open a PDF page`);
+        await page.locator("#zw-note").waitFor({ state: "visible" });
+        await shot("saved-note.png");
+        const opened = await page.evaluate(() => window.zh.opened.length);
+        const link = page.locator('#zw-note-body a[href^="zotero://open-pdf/"]').first();
+        const href = await link.getAttribute("href");
+        await link.click();
+        await page.waitForFunction((n) => window.zh.opened.length > n, opened);
+        const last = await page.evaluate(() => window.zh.opened.at(-1));
+        const wanted = Number(/page=(\d+)/.exec(href)[1]);
+        check(
+          last.page === wanted && cited.includes(last.itemKey),
+          `the note's link ${href} opened ${JSON.stringify(last)}`,
+        );
+        results.note = { parentKey: note.parentKey, links: links.length, opened: last };
+        await page.evaluate(() => {
+          window.zh.hideNote();
+          window.zh.showLibrary();
+        });
+      },
+    );
+
+    await step("View > Zocrates Pane and Ctrl+Shift+E hide and show the pane", async () => {
+      const container = page.locator("#zocrates-pane-container");
+      const collapsed = () => container.getAttribute("data-collapsed");
+      await page.locator("#zw-view-menu-button").click();
+      const item = page.locator("#menu_viewPopup zw-menuitem");
+      await item.waitFor({ state: "visible" });
+      check(
+        (await item.getAttribute("checked")) === "true" &&
+          (await item.getAttribute("label")) === "Zocrates Pane",
+        "the View menu item is not there, checked, with its label",
+      );
+      await shot("view-menu.png");
+      await item.click();
+      check((await collapsed()) === "true", "View > Zocrates Pane did not hide the pane");
+      await page.keyboard.press(process.platform === "darwin" ? "Meta+Shift+E" : "Control+Shift+E");
+      check((await collapsed()) === "false", "Ctrl+Shift+E did not show the pane again");
+      await page.keyboard.press(process.platform === "darwin" ? "Meta+Shift+E" : "Control+Shift+E");
+      check((await collapsed()) === "true", "Ctrl+Shift+E did not hide the pane");
+      await page.locator("#zw-view-menu-button").click();
+      check((await item.getAttribute("checked")) === "false", "the menu item stayed checked");
+      await item.click();
+      check((await collapsed()) === "false", "the pane did not come back");
     });
 
     let pausedBubble = null;
@@ -823,6 +943,77 @@ async function main() {
       await shot("dark-mode.png");
       await page.emulateMedia({ colorScheme: "light" });
     });
+
+    if (args.remoteApiBase) {
+      await step("a remote model's turn shows what it cost", async () => {
+        const model = args.remoteModel || "openai/gpt-4o-mini";
+        const keys = ["coordinator_model", "subagent_model", "synthesizer_model", "model_api_base"];
+        const before = (await api("GET", "/config")).config;
+        const saved = Object.fromEntries(keys.map((k) => [k, before[k]]));
+        await api("PUT", "/config", {
+          coordinator_model: model,
+          subagent_model: model,
+          synthesizer_model: model,
+          model_api_base: args.remoteApiBase,
+        });
+        try {
+          await page.locator(`${pane} .zc-new-chat`).click();
+          await page.waitForFunction(() => window.zh.controller.state.messages.length === 0);
+          await page.locator(`${pane} .zc-seg[data-mode="library"]`).click();
+          await ask("How does lmer choose its optimizer when fitting a linear mixed model?");
+          await waitStatus(["completed"], lastAssistant, 180000);
+          const usage = page.locator(`${lastAssistant} >> .zc-usage`);
+          await usage.waitFor({ state: "visible" });
+          const text = await usage.textContent();
+          check(
+            /^[\d,]+ tokens in · [\d,]+ out · ≈ \$\d/.test(text),
+            `the cost line reads "${text}"`,
+          );
+          results.costLine = { text, model };
+          await page.locator(lastAssistant).evaluate((b) => b.scrollIntoView({ block: "end" }));
+          await shot("cost-line.png");
+        } finally {
+          await api("PUT", "/config", saved);
+        }
+      });
+    }
+
+    await step(
+      "the pane in German (Zotero's language): every string from the German file",
+      async () => {
+        const de = localization("de");
+        await page.goto(`${server.url}/?locale=de`);
+        await page.waitForFunction(() => window.zh && window.zh.pane);
+        await page.evaluate(() => window.zh.ready);
+        await page.waitForFunction(() => window.zh.controller.state.messages.length > 0);
+        const seen = await page.locator(pane).evaluate((root) => ({
+          lang: root.getAttribute("lang"),
+          newChat: root.querySelector(".zc-new-chat span").textContent,
+          send: root.querySelector(".zc-send span").textContent,
+          placeholder: root.querySelector(".zc-input").getAttribute("placeholder"),
+          ids: [...root.querySelectorAll("[data-l10n-id]")].map((el) => ({
+            id: el.getAttribute("data-l10n-id"),
+            text: el.textContent,
+            title: el.getAttribute("title") || "",
+          })),
+        }));
+        check(seen.lang === "de", `the pane's lang is ${seen.lang}`);
+        check(
+          seen.newChat === de.t("zocrates-sidebar-new-chat") && seen.newChat !== "New chat",
+          `"New chat" reads "${seen.newChat}"`,
+        );
+        check(seen.send === de.t("zocrates-sidebar-send"), `"Ask" reads "${seen.send}"`);
+        check(
+          seen.placeholder === de.message("zocrates-sidebar-input").attributes.placeholder,
+          `the question box says "${seen.placeholder}"`,
+        );
+        const raw = seen.ids.filter((e) => e.text === e.id || e.title === e.id);
+        check(!raw.length, `strings shown as their ids: ${raw.map((e) => e.id).join(", ")}`);
+        check(seen.ids.length >= 15, `only ${seen.ids.length} localized elements in the pane`);
+        results.german = { localized: seen.ids.length, newChat: seen.newChat };
+        await shot("german.png");
+      },
+    );
 
     await step("the question box was never disabled", async () => {
       check(

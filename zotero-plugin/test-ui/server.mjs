@@ -48,6 +48,7 @@ export async function bundleHarness() {
     platform: "browser",
     write: false,
     sourcemap: "inline",
+    loader: { ".ftl": "text" },
     logLevel: "warning",
   });
   return result.outputFiles[0].text;

@@ -150,6 +150,41 @@ describe("one stream into a bubble", () => {
     assert.equal(b.invocationId, "i1");
   });
 
+  test("a remote model's done carries the turn's tokens and cost; the offline one none", () => {
+    const usage = {
+      model: "openai/gpt-4o-mini",
+      input_tokens: 1234,
+      output_tokens: 210,
+      cost_usd: 0.00031,
+    };
+    const remote = applyEvent(createBubble(), {
+      event: "done",
+      data: { status: "completed", invocation_id: "i1", answer: "A [1].", usage },
+    });
+    assert.deepEqual(remote.usage, usage);
+    assert.notEqual(remote.usage, usage);
+    const offline = applyEvent(createBubble(), {
+      event: "done",
+      data: { status: "completed", invocation_id: "i2", answer: "A [1].", usage: null },
+    });
+    assert.equal(offline.usage ?? null, null);
+    const reloaded = fromSession({
+      id: "s",
+      messages: [
+        { id: "u1", role: "user", text: "Q", invocation_id: "i1" },
+        {
+          id: "a1",
+          role: "assistant",
+          author: "synthesizer",
+          text: "A",
+          invocation_id: "i1",
+          usage,
+        },
+      ],
+    });
+    assert.deepEqual(reloaded.messages[1].usage, usage);
+  });
+
   test("an error event ends the bubble with an actionable message", () => {
     let b = applyEvent(
       createBubble(),

@@ -31,7 +31,9 @@ function ftlIds(file) {
 
 describe("sources", () => {
   test("every module but the Zotero entry imports in a plain Node process (no Zotero or DOM globals)", () => {
-    const modules = sources().filter((f) => f !== "src/index.js");
+    // index.js is the Zotero entry; locales.js imports the .ftl files as text, which only
+    // the esbuild bundles can.
+    const modules = sources().filter((f) => f !== "src/index.js" && f !== "src/locales.js");
     assert.ok(modules.length >= 12);
     const script = `
       for (const name of ["Zotero", "window", "document", "ZoteroPane", "Services", "IOUtils"]) {

@@ -29,6 +29,7 @@ import {
 } from "../src/ui/prefs-model.js";
 import { clampWidth, MAX_WIDTH, MIN_WIDTH } from "../src/ui/resizer.js";
 import { liveActivity, stepRows, stepsHeadline, toolArgs } from "../src/ui/steps.js";
+import { localization } from "./l10n-fixture.js";
 import { PAYLOAD } from "./fixtures.js";
 
 describe("format", () => {
@@ -275,10 +276,21 @@ describe("steps", () => {
     assert.equal(rows[6].detail, "Guidance: “photonic”");
     assert.equal(rows[7].running, true, "no result yet");
     assert.equal(rows[2].running, false);
-    assert.equal(stepsHeadline(rows), "2 searches · 1 reading · 1 thought · 1 extension");
-    assert.equal(liveActivity(rows), "Searched “photonic”…");
-    assert.equal(liveActivity(rows, { answering: true }), "Writing the answer…");
-    assert.equal(liveActivity([]), "Starting…");
+    // Headline and live line are Fluent messages; in words through the English file.
+    const en = localization("en-US");
+    const say = (m) => (Array.isArray(m) ? en.t(...m) : m.text);
+    assert.equal(
+      stepsHeadline(rows).map(say).join(" · "),
+      "2 searches · 1 reading · 1 thought · 1 extension",
+    );
+    assert.equal(say(liveActivity(rows)), "Searched “photonic”…");
+    assert.equal(say(liveActivity(rows, { answering: true })), "Writing the answer…");
+    assert.equal(say(liveActivity([])), "Starting…");
+    const de = localization("de");
+    const german = stepsHeadline(rows).map(([id, args]) => de.t(id, args));
+    assert.equal(german.length, 4);
+    assert.match(german[0], /^2 /);
+    assert.notEqual(german.join(" · "), "2 searches · 1 reading · 1 thought · 1 extension");
   });
 
   test("tool arguments cut by the gateway still give their fields", () => {

@@ -277,6 +277,8 @@ export function zoteroSurface(
     version: info.version,
     platformMajorVersion: Number.parseInt(info.gecko, 10),
     isMac: false,
+    // Set by xpcom/intl.js from the app locale in 7.0 to 10 (resolveLocale: "de", "en-US").
+    locale: "en-US",
     initializationPromise: Promise.resolve(),
     unlockPromise: Promise.resolve(),
     uiReadyPromise: Promise.resolve(),

@@ -4,7 +4,7 @@
  * (each paper and page opens in the reader), what it did not find, an optional guidance field,
  * and the two choices with what each one costs. "Discard this turn" rewinds the paused turn.
  */
-import { buildCardModel, GUIDANCE_MAX } from "../card.js";
+import { buildCardModel, englishT, GUIDANCE_MAX } from "../card.js";
 import { cardCosts, cardMeters, number, parseCovered, parsePaper, truncate } from "./format.js";
 import { icon } from "./icons.js";
 
@@ -16,8 +16,15 @@ let cardSeq = 0;
  * @param {object} checkpoint a bubble's checkpoint (messages.js)
  * @param {{guidance?: string, onGuidance?, onGrant, onSynthesize, onDiscard, onOpen, isMac?}} handlers
  */
+function cardText(h, key, args) {
+  const id = `zocrates-card-${key}`;
+  const text = h.t(id, args);
+  return text === id ? englishT(key, args) : text;
+}
+
 export function renderCheckpointCard(h, doc, checkpoint, handlers = {}) {
-  const model = buildCardModel(checkpoint);
+  // The card's labels are Fluent messages zocrates-card-* when h has a localization.
+  const model = buildCardModel(checkpoint, h.l10n ? { t: (k, args) => cardText(h, k, args) } : {});
   const costs = cardCosts(model);
   const id = `zc-card-${++cardSeq}`;
   const covered = parseCovered(model.coveredSummary);

@@ -10,11 +10,15 @@
  *   object of event listeners; `props` sets properties (value, checked, open, ...); `style` an
  *   object of CSS custom properties or declarations (`{"--pct": "40%"}`); null / false skip.
  * - children: strings (text nodes), nodes, nested arrays; null, false and undefined skip.
+ * - `l10n`: a Fluent id, or `[id, args]`: the element gets `data-l10n-id` (and
+ *   `data-l10n-args`), its text is the message's value (when it has one and no children are
+ *   given) and its attributes the message's attributes (`.title`, `.aria-label`,
+ *   `.placeholder`), formatted by the localization given to `createH` (l10n.js).
  */
 
 export const XHTML_NS = "http://www.w3.org/1999/xhtml";
 
-export function createH(doc) {
+export function createH(doc, l10n = null) {
   function append(el, child) {
     if (child === null || child === undefined || child === false || child === true) return;
     if (Array.isArray(child)) {
@@ -28,11 +32,27 @@ export function createH(doc) {
     el.appendChild(child);
   }
 
+  function localize(el, spec, hasChildren) {
+    const [id, args] = Array.isArray(spec) ? spec : [spec, undefined];
+    el.setAttribute("data-l10n-id", id);
+    if (args && Object.keys(args).length) el.setAttribute("data-l10n-args", JSON.stringify(args));
+    else el.removeAttribute("data-l10n-args");
+    if (!l10n) return;
+    const { value, attributes } = l10n.message(id, args);
+    for (const [name, text] of Object.entries(attributes)) el.setAttribute(name, text);
+    if (value !== null && !hasChildren) el.textContent = value;
+  }
+
   function h(tag, attrs = {}, children = []) {
     const el = doc.createElementNS(XHTML_NS, tag);
+    const hasChildren = Array.isArray(children)
+      ? children.some((c) => c != null && c !== false)
+      : !!children;
     for (const [key, value] of Object.entries(attrs || {})) {
       if (value === null || value === undefined || value === false) continue;
-      if (key === "on") {
+      if (key === "l10n") {
+        localize(el, value, hasChildren);
+      } else if (key === "on") {
         for (const [type, fn] of Object.entries(value)) if (fn) el.addEventListener(type, fn);
       } else if (key === "props") {
         for (const [prop, v] of Object.entries(value)) el[prop] = v;
@@ -48,6 +68,11 @@ export function createH(doc) {
   }
 
   h.text = (s) => doc.createTextNode(String(s ?? ""));
+  /** Re-point an existing element at another message (a status that changes). */
+  h.localize = (el, spec) => localize(el, spec, false);
+  /** A message's text, for strings that are not an element's own (joined labels, tooltips). */
+  h.t = (id, args) => (l10n ? l10n.t(id, args) : id);
+  h.l10n = l10n;
   h.append = append;
   return h;
 }

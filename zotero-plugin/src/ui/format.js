@@ -38,6 +38,31 @@ export function relativeTime(seconds, nowMs = Date.now()) {
   return d.toISOString().slice(0, 10);
 }
 
+/**
+ * How long ago, as a Fluent message: `[id, args]` (sidebar.ftl `zocrates-time-*`), or the
+ * ISO date as plain text (`{text}`) beyond two weeks; null without a time.
+ */
+export function relativeTimeMessage(seconds, nowMs = Date.now()) {
+  const t = Number(seconds);
+  if (!Number.isFinite(t) || t <= 0) return null;
+  const diff = Math.max(0, nowMs / 1000 - t);
+  if (diff < 45) return ["zocrates-time-just-now"];
+  if (diff < 3600) return ["zocrates-time-minutes", { n: Math.max(1, Math.round(diff / 60)) }];
+  if (diff < 86400) return ["zocrates-time-hours", { n: Math.round(diff / 3600) }];
+  if (diff < 2 * 86400) return ["zocrates-time-yesterday"];
+  if (diff < 14 * 86400) return ["zocrates-time-days", { n: Math.round(diff / 86400) }];
+  return { text: new Date(t * 1000).toISOString().slice(0, 10) };
+}
+
+/** US dollars, to a precision that says something: 1.23, 0.042, 0.00031. */
+export function formatCost(usd) {
+  const v = Math.max(0, Number(usd) || 0);
+  if (v >= 1) return v.toFixed(2);
+  if (v >= 0.01) return v.toFixed(3);
+  if (v === 0) return "0";
+  return String(Number(v.toPrecision(2)));
+}
+
 /** Seconds -> "45 s", "3 min", "1 h 5 min". */
 export function formatDuration(seconds) {
   const s = Math.max(0, Math.round(Number(seconds) || 0));

@@ -201,6 +201,7 @@ export function stepRows(steps = []) {
         rows.push({
           kind: "decision",
           author: "you",
+          granted: step.action === "extend_budget",
           label:
             step.action === "extend_budget"
               ? `You granted extension ${step.extensionNumber ?? ""}`.trim()
@@ -219,36 +220,34 @@ export function stepRows(steps = []) {
   return rows.map(({ call: _call, ...row }) => row);
 }
 
-/** The collapsed header: "3 searches · 2 pages read · 1 extension". */
+/** The collapsed header, as Fluent messages: "3 searches · 2 readings · 1 extension". */
 export function stepsHeadline(rows) {
   const count = (kind) => rows.filter((r) => r.kind === kind).length;
   const bits = [];
   const searches = count("search");
   const reads = count("read");
   const thoughts = count("thought");
-  const extensions = rows.filter(
-    (r) => r.kind === "decision" && r.label.startsWith("You granted"),
-  ).length;
-  if (searches) bits.push(plural(searches, "search", "searches"));
-  if (reads) bits.push(plural(reads, "reading"));
-  if (thoughts) bits.push(plural(thoughts, "thought"));
-  if (extensions) bits.push(plural(extensions, "extension"));
-  if (!bits.length) bits.push(plural(rows.length, "step"));
-  return bits.join(" · ");
+  const extensions = rows.filter((r) => r.kind === "decision" && r.granted).length;
+  if (searches) bits.push(["zocrates-steps-headline-searches", { count: searches }]);
+  if (reads) bits.push(["zocrates-steps-headline-readings", { count: reads }]);
+  if (thoughts) bits.push(["zocrates-steps-headline-thoughts", { count: thoughts }]);
+  if (extensions) bits.push(["zocrates-steps-headline-extensions", { count: extensions }]);
+  if (!bits.length) bits.push(["zocrates-sidebar-steps", { count: rows.length }]);
+  return bits;
 }
 
-/** What the assistant is doing right now, for the live line of a streaming bubble. */
+/** What the assistant is doing right now (a Fluent message, or a step's own label as `{text}`). */
 export function liveActivity(rows, { answering = false } = {}) {
-  if (answering) return "Writing the answer…";
+  if (answering) return ["zocrates-live-writing"];
   for (let k = rows.length - 1; k >= 0; k--) {
     const r = rows[k];
     if (r.kind === "decision")
-      return r.label.startsWith("You granted") ? "Searching further…" : "Preparing the answer…";
-    if (r.kind === "conclude") return "Ranking the evidence…";
+      return [r.granted ? "zocrates-live-searching-further" : "zocrates-live-preparing"];
+    if (r.kind === "conclude") return ["zocrates-live-ranking"];
     if (r.kind === "search" || r.kind === "read" || r.kind === "toc")
-      return r.running ? `${r.label}…` : "Searching your library…";
-    if (r.kind === "research") return "Searching your library…";
-    if (r.kind === "thought") return "Thinking…";
+      return r.running ? { text: `${r.label}…` } : ["zocrates-live-searching"];
+    if (r.kind === "research") return ["zocrates-live-searching"];
+    if (r.kind === "thought") return ["zocrates-live-thinking"];
   }
-  return "Starting…";
+  return ["zocrates-live-starting"];
 }

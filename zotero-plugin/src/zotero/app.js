@@ -8,6 +8,7 @@
  * by Zotero when the plugin shuts down), Zotero.DataDirectory.dir, Zotero.Prefs.get/set(key,
  * true), window.MozXULElement.insertFTLIfNeeded(name), IOUtils.readUTF8, PathUtils.join.
  */
+import { createLocalization } from "../l10n.js";
 import { config, FTL, PREFS } from "../config.js";
 import { describeError } from "../errors.js";
 import { snippetFromSelection } from "../scope.js";
@@ -20,7 +21,15 @@ export const PREFS_ROOT_ID = "zocrates-prefs-root";
 
 const STYLESHEET_ID = `${config.addonRef}-stylesheet`;
 
-export function createApp({ Zotero, rootURI, fetch, IOUtils, PathUtils, version = "" }) {
+export function createApp({
+  Zotero,
+  rootURI,
+  fetch,
+  IOUtils,
+  PathUtils,
+  version = "",
+  l10nResources = {},
+}) {
   const env = createEnv({ Zotero, fetch, IOUtils, PathUtils });
   const data = {
     alive: true,
@@ -34,6 +43,7 @@ export function createApp({ Zotero, rootURI, fetch, IOUtils, PathUtils, version 
 
   const log = (...args) => Zotero.debug(`${config.addonName}: ${args.join(" ")}`);
   const readerListeners = new Set();
+  let l10n = null;
 
   async function registerDataDir() {
     try {
@@ -52,6 +62,16 @@ export function createApp({ Zotero, rootURI, fetch, IOUtils, PathUtils, version 
     env,
     data,
     log,
+
+    /** The pane's strings in Zotero's language (the closest shipped locale, else English). */
+    l10n() {
+      l10n ||= createLocalization({
+        locale: Zotero.locale || "en-US",
+        resources: l10nResources,
+        log: (m) => log(m),
+      });
+      return l10n;
+    },
 
     async ready() {
       await Promise.all([

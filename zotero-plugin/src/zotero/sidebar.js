@@ -27,11 +27,13 @@ import { createH } from "../ui/dom.js";
 import { createPane } from "../ui/pane.js";
 import { attachResizer } from "../ui/resizer.js";
 import { describeItem, openCitation, selectionFromPane } from "./items.js";
+import { copyAnswer, saveAnswerNote } from "./notes.js";
 
 export const IDS = Object.freeze({
   container: "zocrates-pane-container",
   resizer: "zocrates-pane-resizer",
   rail: "zocrates-pane-rail",
+  viewMenuItem: "zocrates-view-pane-menuitem",
 });
 
 /** The element the pane goes after, and its parent. */
@@ -109,7 +111,8 @@ export function mountSidebar(win, app) {
     app.log("sidebar: no place for the pane in this window");
     return { unmount() {} };
   }
-  const h = createH(doc);
+  const l10n = app.l10n?.() || null;
+  const h = createH(doc, l10n);
   const env = app.env;
   const resizer = h("div", {
     id: IDS.resizer,
@@ -124,8 +127,7 @@ export function mountSidebar(win, app) {
       "button",
       {
         type: "button",
-        title: "Show Zocrates",
-        "aria-label": "Show Zocrates",
+        l10n: "zocrates-rail-show",
         on: { click: () => setOpen(true) },
       },
       [h("span", { class: "zc-logo", "aria-hidden": "true" }, ["Z"])],
@@ -141,10 +143,45 @@ export function mountSidebar(win, app) {
     onResize: (w) => env.setPref(PREFS.paneWidth, w),
   });
 
+  // View > Zocrates Pane and Ctrl+Shift+E (Cmd+Shift+E; the letter is a pref) show and hide
+  // the pane. Zotero's own shortcuts take Ctrl+Shift+ A C F K L N O R S T Y and `.
+  const toggleKey = String(env.getPref(PREFS.toggleKey, "E") || "E").toUpperCase();
+  const accelText = `${Zotero.isMac ? "⌘⇧" : "Ctrl+Shift+"}${toggleKey}`;
+  const viewMenu = doc.getElementById("menu_viewPopup");
+  let menuItem = null;
+  if (viewMenu && typeof doc.createXULElement === "function") {
+    menuItem = doc.createXULElement("menuitem");
+    menuItem.id = IDS.viewMenuItem;
+    menuItem.setAttribute("type", "checkbox");
+    menuItem.setAttribute("data-l10n-id", "zocrates-menu-view-pane");
+    const { attributes } = l10n?.message("zocrates-menu-view-pane") || { attributes: {} };
+    for (const [name, value] of Object.entries(attributes)) menuItem.setAttribute(name, value);
+    menuItem.setAttribute("acceltext", accelText);
+    menuItem.addEventListener("command", () => toggle());
+    viewMenu.appendChild(menuItem);
+  }
+  const onKey = (e) => {
+    const accel = Zotero.isMac ? e.metaKey && !e.ctrlKey : e.ctrlKey && !e.metaKey;
+    if (!accel || !e.shiftKey || e.altKey || String(e.key).toUpperCase() !== toggleKey) return;
+    e.preventDefault();
+    e.stopPropagation();
+    toggle();
+  };
+  win.addEventListener("keydown", onKey, true);
+
+  function isOpen() {
+    return container.getAttribute("data-collapsed") !== "true";
+  }
+
+  function toggle() {
+    setOpen(!isOpen());
+  }
+
   function setOpen(open) {
     container.setAttribute("data-collapsed", String(!open));
     resizer.setAttribute("data-collapsed", String(!open));
     rail.hidden = open;
+    menuItem?.setAttribute("checked", String(!!open));
     env.setPref(PREFS.paneOpen, !!open);
     if (open) pane?.focus();
   }
@@ -187,6 +224,9 @@ export function mountSidebar(win, app) {
       setTimeout: (f, ms) => win.setTimeout(f, ms),
       clearTimeout: (id) => win.clearTimeout(id),
       log: (m) => app.log(`pane: ${m}`),
+      l10n: app.l10n?.(),
+      copyAnswer: (answer) => copyAnswer({ Zotero, pane: win.ZoteroPane, ...answer }),
+      saveNote: (answer) => saveAnswerNote({ Zotero, pane: win.ZoteroPane, ...answer }),
     },
   });
   // The selection can change while no listener is attached (a new items view): look again
@@ -199,6 +239,8 @@ export function mountSidebar(win, app) {
   return {
     pane,
     setOpen,
+    toggle,
+    isOpen,
     /** Pin a passage from the reader and bring the pane up, focused. */
     pinSnippet(snippet) {
       setOpen(true);
@@ -210,7 +252,8 @@ export function mountSidebar(win, app) {
       container.removeEventListener("focusin", onFocus);
       width.detach();
       pane.destroy();
-      for (const el of [resizer, container, rail]) el.remove();
+      win.removeEventListener("keydown", onKey, true);
+      for (const el of [resizer, container, rail, menuItem]) el?.remove();
     },
   };
 }

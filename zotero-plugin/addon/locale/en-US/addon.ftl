@@ -8,3 +8,12 @@ zocrates-error-session-busy = This chat is still working on another request. Wai
 zocrates-error-checkpoint-pending = This chat is paused at a deep-research checkpoint. Answer the card first, or discard that turn, before asking something new.
 zocrates-error-stale-interrupt = This checkpoint was already answered or discarded (perhaps in another window). Reload the chat to see where it stands.
 zocrates-error-stream-interrupted = The connection to Zocrates was lost before the answer finished. Reload the chat to see what was saved.
+
+## The main window: View menu and the rail that shows a hidden pane.
+
+zocrates-menu-view-pane =
+    .label = Zocrates Pane
+    .accesskey = Z
+zocrates-rail-show =
+    .title = Show Zocrates
+    .aria-label = Show Zocrates

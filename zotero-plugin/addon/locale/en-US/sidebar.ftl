@@ -1,18 +1,191 @@
-## The chat pane.
+## The chat pane (src/ui/*-view.js). Messages without a value only set attributes
+## (a button whose text is an icon and a label of its own).
 
 zocrates-sidebar-title = Zocrates
-zocrates-sidebar-new-chat = New Chat
+zocrates-sidebar-chats-button =
+    .title = Your chats
+zocrates-sidebar-new-chat-button =
+    .title = Start a new chat
+zocrates-sidebar-new-chat = New chat
+zocrates-sidebar-settings =
+    .title = Zocrates settings
+    .aria-label = Zocrates settings
+zocrates-sidebar-collapse =
+    .title = Hide Zocrates
+    .aria-label = Hide Zocrates
 zocrates-sidebar-send = Ask
+zocrates-sidebar-send-button =
+    .title = Ask ({ $shortcut })
 zocrates-sidebar-stop = Stop
-zocrates-sidebar-input-placeholder = Ask about your papers…
+zocrates-sidebar-stop-button =
+    .title = Stop the answer
+zocrates-sidebar-input =
+    .placeholder = Ask about your papers…
+    .aria-label = Your question
+zocrates-sidebar-hint-ask = { $shortcut } to ask
+zocrates-sidebar-hint-replace = { $shortcut } to replace · Esc to cancel
+zocrates-sidebar-hint-streaming = Answering… Esc or Stop to interrupt
+zocrates-sidebar-editing = Editing an earlier question: sending replaces it and everything after it.
+zocrates-sidebar-cancel = Cancel
 zocrates-sidebar-steps =
     { $count ->
         [one] { $count } step
        *[other] { $count } steps
     }
 zocrates-sidebar-edit = Edit
-zocrates-sidebar-rewind = Discard this turn
+zocrates-sidebar-edit-button =
+    .title = Edit this question: it comes back to the box with its scope; sending replaces this turn and everything after it
+zocrates-sidebar-rewind = Rewind
+zocrates-sidebar-rewind-button =
+    .title = Discard this turn and everything after it; the question comes back to the box
+zocrates-sidebar-user-scope =
+    .title = What this question was asked about
 zocrates-sidebar-copy = Copy
+
+## Chats list.
+
+zocrates-sessions-list =
+    .aria-label = Your chats
+zocrates-sessions-heading = Chats
+zocrates-sessions-count =
+    { $count ->
+        [one] { $count } chat
+       *[other] { $count } chats
+    }
+zocrates-sessions-keys = ↑↓ open ↩ · F2 rename · Del delete
+zocrates-sessions-empty = No chats yet. Ask a question to start one.
+zocrates-sessions-default-title = New Chat
+zocrates-sessions-rename-input =
+    .aria-label = Chat title
+zocrates-sessions-save = Save
+zocrates-sessions-confirm-delete = Delete “{ $title }” and its history?
+zocrates-sessions-delete = Delete
+zocrates-sessions-rename-button =
+    .title = Rename (F2)
+    .aria-label = Rename
+zocrates-sessions-delete-button =
+    .title = Delete (Del)
+    .aria-label = Delete
+
+## When something was updated.
+
+zocrates-time-just-now = just now
+zocrates-time-minutes = { $n } min ago
+zocrates-time-hours = { $n } h ago
+zocrates-time-yesterday = yesterday
+zocrates-time-days = { $n } days ago
+
+## Notices and the empty pane.
+
+zocrates-notice-dismiss =
+    .title = Dismiss
+    .aria-label = Dismiss
+zocrates-action-retry = Try again
+zocrates-action-settings = Open settings
+zocrates-action-show-card = Show the checkpoint
+zocrates-action-discard-paused = Discard the paused turn
+zocrates-action-reload = Reload chat
+zocrates-action-new-chat = New chat
+zocrates-empty-offline = Cannot reach Zocrates
+zocrates-empty-connecting = Connecting to Zocrates…
+zocrates-empty-heading = Ask your library
+zocrates-empty-intro = Answers quote your papers and cite item and page; click a citation to open the PDF there. Choose below what to search: the selected papers, the current collection or the whole library.
+zocrates-example-findings = What are the main findings of the selected papers?
+zocrates-example-methods = Which methods do these papers use, and how do they differ?
+zocrates-example-limitations = What limitations do the authors acknowledge?
+
+## An answer.
+
+zocrates-answer-author = Zocrates
+zocrates-answer-status-writing = Writing…
+zocrates-answer-status-researching = Researching…
+zocrates-answer-status-paused = Waiting for your decision
+zocrates-answer-status-stopped = Stopped
+zocrates-answer-status-error = Interrupted
+zocrates-answer-steps-title = Research steps
+zocrates-answer-offline-label = Offline model:
+zocrates-answer-offline-text = quotes your papers word for word instead of writing a synthesis.
+zocrates-answer-choose-model = Choose a model…
+zocrates-answer-open-reader =
+    .title = Open in the reader
+zocrates-answer-copy-markdown = Copy as Markdown
+zocrates-answer-copy-markdown-button =
+    .title = Copy the answer with its citations and sources, as Markdown
+zocrates-answer-copy-text = Copy as text
+zocrates-answer-copy-text-button =
+    .title = Copy the answer with its citations and sources, as plain text
+zocrates-answer-copied = Copied
+zocrates-answer-save-note = Save as note
+zocrates-answer-save-note-button =
+    .title = Keep this answer as a Zotero note (a child note of the paper it cites most), with links that open the cited pages
+zocrates-answer-saved-note = Saved as a note
+zocrates-answer-save-failed = Could not save the note: { $message }
+# An answer kept as a note or copied: the heading of its list of sources, and what is said of
+# a quoted sentence found on another page than the cited one, or not found at all.
+zocrates-note-sources = Sources
+zocrates-note-quote-on-page = the quote is on p. { $page }
+zocrates-note-quote-not-found = the quote was not found on the cited page
+# A citation's tooltip; the last two mark a citation whose quoted sentence is not on the
+# cited page ($cited is one of the first two).
+zocrates-citation-title = { $title }
+zocrates-citation-title-page = { $title }, p. { $page }
+zocrates-citation-quote-elsewhere = { $cited } (the quote is on p. { $page })
+zocrates-citation-quote-missing = { $cited } (the quote was not found on this page)
+# A remote model's turn: tokens in and out, and what they cost when the model's price is known.
+zocrates-answer-usage = { NUMBER($input) } tokens in · { NUMBER($output) } out
+zocrates-answer-usage-cost = { NUMBER($input) } tokens in · { NUMBER($output) } out · ≈ ${ $cost }
+zocrates-answer-usage-line =
+    .title = Tokens this turn used with { $model }
+
+## Research steps in a bubble.
+
+zocrates-steps-headline-searches =
+    { $count ->
+        [one] { $count } search
+       *[other] { $count } searches
+    }
+zocrates-steps-headline-readings =
+    { $count ->
+        [one] { $count } reading
+       *[other] { $count } readings
+    }
+zocrates-steps-headline-thoughts =
+    { $count ->
+        [one] { $count } thought
+       *[other] { $count } thoughts
+    }
+zocrates-steps-headline-extensions =
+    { $count ->
+        [one] { $count } extension
+       *[other] { $count } extensions
+    }
+zocrates-live-writing = Writing the answer…
+zocrates-live-searching-further = Searching further…
+zocrates-live-preparing = Preparing the answer…
+zocrates-live-ranking = Ranking the evidence…
+zocrates-live-searching = Searching your library…
+zocrates-live-thinking = Thinking…
+zocrates-live-starting = Starting…
+
+## Composer: what to ask about.
+
+zocrates-scope-ask-about = Ask about
+zocrates-scope-mode-items = Selected
+zocrates-scope-mode-items-count = Selected ({ $count })
+zocrates-scope-mode-collection = Collection
+zocrates-scope-mode-library = Library
+zocrates-scope-why-items = Select papers in Zotero (or open one) to ask about them
+zocrates-scope-why-collection = Select a collection in Zotero to ask about it
+zocrates-scope-detail-collection = { $name }, with its sub-collections
+zocrates-scope-detail-library = Every indexed paper in your library
+zocrates-snippet-unpin =
+    .title = Unpin
+    .aria-label = Unpin this passage
+zocrates-snippet-page = p. { $page }
+zocrates-snippet-offer =
+    .title = Pin the text selected in the reader: the question will focus on it
+zocrates-snippet-offer-text = Pin selected text: “{ $text }”
+zocrates-snippet-offer-text-page = Pin selected text (p. { $page }): “{ $text }”
 
 ## Scope chooser.
 

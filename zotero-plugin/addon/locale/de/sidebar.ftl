@@ -1,0 +1,218 @@
+## Der Chat-Bereich (src/ui/*-view.js). Nachrichten ohne Wert setzen nur Attribute
+## (eine Schaltfläche, deren Inhalt ein Symbol und eine eigene Beschriftung ist).
+
+zocrates-sidebar-title = Zocrates
+zocrates-sidebar-chats-button =
+    .title = Ihre Chats
+zocrates-sidebar-new-chat-button =
+    .title = Neuen Chat beginnen
+zocrates-sidebar-new-chat = Neuer Chat
+zocrates-sidebar-settings =
+    .title = Zocrates-Einstellungen
+    .aria-label = Zocrates-Einstellungen
+zocrates-sidebar-collapse =
+    .title = Zocrates ausblenden
+    .aria-label = Zocrates ausblenden
+zocrates-sidebar-send = Fragen
+zocrates-sidebar-send-button =
+    .title = Fragen ({ $shortcut })
+zocrates-sidebar-stop = Stopp
+zocrates-sidebar-stop-button =
+    .title = Antwort abbrechen
+zocrates-sidebar-input =
+    .placeholder = Fragen Sie zu Ihren Artikeln…
+    .aria-label = Ihre Frage
+zocrates-sidebar-hint-ask = { $shortcut } zum Fragen
+zocrates-sidebar-hint-replace = { $shortcut } zum Ersetzen · Esc zum Abbrechen
+zocrates-sidebar-hint-streaming = Antwort läuft… Esc oder Stopp zum Unterbrechen
+zocrates-sidebar-editing = Sie bearbeiten eine frühere Frage: Beim Senden werden sie und alles danach ersetzt.
+zocrates-sidebar-cancel = Abbrechen
+zocrates-sidebar-steps =
+    { $count ->
+        [one] { $count } Schritt
+       *[other] { $count } Schritte
+    }
+zocrates-sidebar-edit = Bearbeiten
+zocrates-sidebar-edit-button =
+    .title = Diese Frage bearbeiten: Sie kommt mit ihrem Bereich zurück ins Eingabefeld; beim Senden werden diese Runde und alles danach ersetzt
+zocrates-sidebar-rewind = Zurücksetzen
+zocrates-sidebar-rewind-button =
+    .title = Diese Runde und alles danach verwerfen; die Frage kommt zurück ins Eingabefeld
+zocrates-sidebar-user-scope =
+    .title = Worauf sich diese Frage bezog
+zocrates-sidebar-copy = Kopieren
+
+## Chat-Liste.
+
+zocrates-sessions-list =
+    .aria-label = Ihre Chats
+zocrates-sessions-heading = Chats
+zocrates-sessions-count =
+    { $count ->
+        [one] { $count } Chat
+       *[other] { $count } Chats
+    }
+zocrates-sessions-keys = ↑↓ öffnen ↩ · F2 umbenennen · Entf löschen
+zocrates-sessions-empty = Noch keine Chats. Stellen Sie eine Frage, um einen zu beginnen.
+zocrates-sessions-default-title = Neuer Chat
+zocrates-sessions-rename-input =
+    .aria-label = Chat-Titel
+zocrates-sessions-save = Speichern
+zocrates-sessions-confirm-delete = „{ $title }“ samt Verlauf löschen?
+zocrates-sessions-delete = Löschen
+zocrates-sessions-rename-button =
+    .title = Umbenennen (F2)
+    .aria-label = Umbenennen
+zocrates-sessions-delete-button =
+    .title = Löschen (Entf)
+    .aria-label = Löschen
+
+## Wann etwas aktualisiert wurde.
+
+zocrates-time-just-now = gerade eben
+zocrates-time-minutes = vor { $n } Min.
+zocrates-time-hours = vor { $n } Std.
+zocrates-time-yesterday = gestern
+zocrates-time-days = vor { $n } Tagen
+
+## Hinweise und der leere Bereich.
+
+zocrates-notice-dismiss =
+    .title = Schließen
+    .aria-label = Schließen
+zocrates-action-retry = Erneut versuchen
+zocrates-action-settings = Einstellungen öffnen
+zocrates-action-show-card = Kontrollpunkt anzeigen
+zocrates-action-discard-paused = Angehaltene Runde verwerfen
+zocrates-action-reload = Chat neu laden
+zocrates-action-new-chat = Neuer Chat
+zocrates-empty-offline = Zocrates ist nicht erreichbar
+zocrates-empty-connecting = Verbindung zu Zocrates wird hergestellt…
+zocrates-empty-heading = Fragen Sie Ihre Bibliothek
+zocrates-empty-intro = Antworten zitieren Ihre Artikel und nennen Eintrag und Seite; klicken Sie auf einen Beleg, um das PDF an dieser Stelle zu öffnen. Wählen Sie unten, was durchsucht werden soll: die ausgewählten Artikel, die aktuelle Sammlung oder die ganze Bibliothek.
+zocrates-example-findings = Was sind die wichtigsten Ergebnisse der ausgewählten Artikel?
+zocrates-example-methods = Welche Methoden verwenden diese Artikel, und wie unterscheiden sie sich?
+zocrates-example-limitations = Welche Einschränkungen räumen die Autoren ein?
+
+## Eine Antwort.
+
+zocrates-answer-author = Zocrates
+zocrates-answer-status-writing = Schreibt…
+zocrates-answer-status-researching = Recherchiert…
+zocrates-answer-status-paused = Wartet auf Ihre Entscheidung
+zocrates-answer-status-stopped = Gestoppt
+zocrates-answer-status-error = Unterbrochen
+zocrates-answer-steps-title = Rechercheschritte
+zocrates-answer-offline-label = Offline-Modell:
+zocrates-answer-offline-text = zitiert Ihre Artikel wörtlich, statt eine Synthese zu schreiben.
+zocrates-answer-choose-model = Modell auswählen…
+zocrates-answer-open-reader =
+    .title = Im Reader öffnen
+zocrates-answer-copy-markdown = Als Markdown kopieren
+zocrates-answer-copy-markdown-button =
+    .title = Die Antwort mit ihren Belegen und Quellen als Markdown kopieren
+zocrates-answer-copy-text = Als Text kopieren
+zocrates-answer-copy-text-button =
+    .title = Die Antwort mit ihren Belegen und Quellen als reinen Text kopieren
+zocrates-answer-copied = Kopiert
+zocrates-answer-save-note = Als Notiz speichern
+zocrates-answer-save-note-button =
+    .title = Diese Antwort als Zotero-Notiz behalten (als Unternotiz des Artikels, den sie am häufigsten zitiert), mit Links, die die belegten Seiten öffnen
+zocrates-answer-saved-note = Als Notiz gespeichert
+zocrates-answer-save-failed = Die Notiz konnte nicht gespeichert werden: { $message }
+# Eine als Notiz gespeicherte oder kopierte Antwort: die Überschrift ihrer Quellenliste und was über
+# ein Zitat gesagt wird, das auf einer anderen als der belegten Seite oder gar nicht gefunden wurde.
+zocrates-note-sources = Quellen
+zocrates-note-quote-on-page = das Zitat steht auf S. { $page }
+zocrates-note-quote-not-found = das Zitat wurde auf der belegten Seite nicht gefunden
+# Der Tooltip eines Belegs; die letzten beiden kennzeichnen einen Beleg, dessen Zitat nicht auf der
+# belegten Seite steht ($cited ist eine der ersten beiden).
+zocrates-citation-title = { $title }
+zocrates-citation-title-page = { $title }, S. { $page }
+zocrates-citation-quote-elsewhere = { $cited } (das Zitat steht auf S. { $page })
+zocrates-citation-quote-missing = { $cited } (das Zitat wurde auf dieser Seite nicht gefunden)
+# Die Runde eines entfernten Modells: Tokens ein und aus, und was sie kosten, wenn der Preis des Modells bekannt ist.
+zocrates-answer-usage = { NUMBER($input) } Tokens ein · { NUMBER($output) } aus
+zocrates-answer-usage-cost = { NUMBER($input) } Tokens ein · { NUMBER($output) } aus · ≈ ${ $cost }
+zocrates-answer-usage-line =
+    .title = Tokens, die diese Runde mit { $model } verbraucht hat
+
+## Rechercheschritte in einer Sprechblase.
+
+zocrates-steps-headline-searches =
+    { $count ->
+        [one] { $count } Suche
+       *[other] { $count } Suchen
+    }
+zocrates-steps-headline-readings =
+    { $count ->
+        [one] { $count } Lesevorgang
+       *[other] { $count } Lesevorgänge
+    }
+zocrates-steps-headline-thoughts =
+    { $count ->
+        [one] { $count } Gedanke
+       *[other] { $count } Gedanken
+    }
+zocrates-steps-headline-extensions =
+    { $count ->
+        [one] { $count } Erweiterung
+       *[other] { $count } Erweiterungen
+    }
+zocrates-live-writing = Schreibt die Antwort…
+zocrates-live-searching-further = Sucht weiter…
+zocrates-live-preparing = Bereitet die Antwort vor…
+zocrates-live-ranking = Gewichtet die Belege…
+zocrates-live-searching = Durchsucht Ihre Bibliothek…
+zocrates-live-thinking = Denkt nach…
+zocrates-live-starting = Startet…
+
+## Eingabebereich: worauf sich die Frage bezieht.
+
+zocrates-scope-ask-about = Fragen zu
+zocrates-scope-mode-items = Ausgewählt
+zocrates-scope-mode-items-count = Ausgewählt ({ $count })
+zocrates-scope-mode-collection = Sammlung
+zocrates-scope-mode-library = Bibliothek
+zocrates-scope-why-items = Wählen Sie Artikel in Zotero aus (oder öffnen Sie einen), um danach zu fragen
+zocrates-scope-why-collection = Wählen Sie eine Sammlung in Zotero aus, um danach zu fragen
+zocrates-scope-detail-collection = { $name }, mit ihren Untersammlungen
+zocrates-scope-detail-library = Alle indexierten Artikel in Ihrer Bibliothek
+zocrates-snippet-unpin =
+    .title = Ablösen
+    .aria-label = Diese Textstelle ablösen
+zocrates-snippet-page = S. { $page }
+zocrates-snippet-offer =
+    .title = Den im Reader markierten Text anheften: Die Frage konzentriert sich dann darauf
+zocrates-snippet-offer-text = Markierten Text anheften: „{ $text }“
+zocrates-snippet-offer-text-page = Markierten Text anheften (S. { $page }): „{ $text }“
+
+## Bereichsauswahl.
+
+zocrates-scope-items =
+    { $count ->
+        [one] { $title }
+       *[other] { $count } Artikel
+    }
+zocrates-scope-collection = Sammlung: { $name }
+zocrates-scope-library = Ganze Bibliothek
+zocrates-scope-snippets =
+    { $count ->
+        [one] { $count } angeheftete Textstelle
+       *[other] { $count } angeheftete Textstellen
+    }
+zocrates-reader-pin = Zocrates hierzu fragen
+
+## Deep-Research-Kontrollpunktkarte (die IDs entsprechen den ENGLISH-Schlüsseln in src/card.js).
+
+zocrates-card-badge = Deep Research: Erweiterung { $number } von { $max }
+zocrates-card-badge-final = Deep Research: keine Erweiterungen mehr übrig
+zocrates-card-grant-label = Deep-Research-Erweiterung gewähren (+{ $calls } Aufrufe, +{ $words } Wörter)
+zocrates-card-synthesize-label = Antwort aus den vorhandenen Belegen erstellen
+zocrates-card-guidance-placeholder = Die Suche lenken (optional), z. B. „auf die Ablationsstudie in Tabelle 3 konzentrieren“
+zocrates-card-covered-heading = Was die Suche abgedeckt hat
+zocrates-card-gaps-heading = Noch nicht gefunden
+zocrates-card-trigger-budget_exhausted = Die Suche hat ihr Budget aufgebraucht, bevor sie fertig war.
+zocrates-card-trigger-gaps = Die Suche hat Teile der Frage ohne Belege gelassen.
+zocrates-card-trigger-agent_request = Der Suchagent hat um mehr Spielraum gebeten, um fertig zu werden.
+zocrates-card-stats = { $evidence } Textstellen mit { $calls } von { $budget } Suchen und { $words } von { $ceiling } Wörtern gefunden.

@@ -1,0 +1,493 @@
+/**
+ * The messages: a user's question (with its scope, Edit and Rewind) and an assistant's
+ * bubble (status, research steps, the live activity line, the offline model's note, the
+ * answer with its citations, an error, the checkpoint card, and, once it is complete, Copy,
+ * Save as note and what the turn cost).
+ *
+ * Nodes are keyed by message id and kept: a streaming bubble is updated in place (its answer
+ * re-rendered, its steps appended), so a resumed stream visibly continues in the same bubble
+ * and the user's open/closed steps and scroll position survive re-renders.
+ */
+import { renderMarkdown } from "../markdown.js";
+import * as S from "../scope.js";
+import { renderCheckpointCard } from "./card-view.js";
+import { clear, fill } from "./dom.js";
+import { formatCost, splitOfflineNotice, truncate } from "./format.js";
+import { icon } from "./icons.js";
+import { liveActivity, stepRows, stepsHeadline } from "./steps.js";
+
+const STATUS = {
+  paused: "zocrates-answer-status-paused",
+  stopped: "zocrates-answer-status-stopped",
+  error: "zocrates-answer-status-error",
+};
+
+/**
+ * @param {object} ctx the view's context (view.js)
+ * @param {{noticeBody: Function}} parts the notice view's noticeBody (an answer's error)
+ */
+export function createMessagesView(ctx, { noticeBody }) {
+  const { doc, h, controller, env, ui } = ctx;
+  const listEl = h("div", { class: "zc-message-list" });
+
+  function scopeLabel(scope) {
+    if (scope.mode === "items")
+      return h.t("zocrates-scope-items", {
+        count: scope.items.length,
+        title: scope.items[0]?.title || scope.items[0]?.item_key || "",
+      });
+    if (scope.mode === "collection" && scope.collection)
+      return h.t("zocrates-scope-collection", {
+        name: scope.collection.name || scope.collection.key,
+      });
+    return h.t("zocrates-scope-library");
+  }
+
+  function contextLabel(context) {
+    if (!context) return "";
+    const scope = S.scopeFromContext(context);
+    const bits = [scopeLabel(scope)];
+    if (scope.snippets.length)
+      bits.push(h.t("zocrates-scope-snippets", { count: scope.snippets.length }));
+    return bits.join(" · ");
+  }
+
+  function userNode(m, state) {
+    const canRewind = !!m.invocationId && !state.streaming;
+    return h("div", { class: "zocrates-message user", "data-id": m.id }, [
+      h("div", { class: "zc-user-text" }, [m.text]),
+      h("div", { class: "zc-user-foot" }, [
+        m.context
+          ? h("span", { class: "zc-user-scope", l10n: "zocrates-sidebar-user-scope" }, [
+              contextLabel(m.context),
+            ])
+          : null,
+        h("span", { class: "zc-spacer" }),
+        h("div", { class: "zc-user-actions" }, [
+          h(
+            "button",
+            {
+              type: "button",
+              class: "zc-link-btn zc-edit",
+              disabled: !canRewind,
+              l10n: "zocrates-sidebar-edit-button",
+              on: { click: () => controller.startEdit(m.id) },
+            },
+            [icon(doc, "pencil", { size: 13 }), h("span", { l10n: "zocrates-sidebar-edit" })],
+          ),
+          h(
+            "button",
+            {
+              type: "button",
+              class: "zc-link-btn zc-rewind",
+              disabled: !canRewind,
+              l10n: "zocrates-sidebar-rewind-button",
+              on: { click: () => controller.rewindTo(m.id) },
+            },
+            [icon(doc, "rewind", { size: 13 }), h("span", { l10n: "zocrates-sidebar-rewind" })],
+          ),
+        ]),
+      ]),
+    ]);
+  }
+
+  function stepRowNode(row) {
+    const iconName =
+      {
+        search: "search",
+        read: "book",
+        toc: "list",
+        research: "search",
+        conclude: "check",
+        thought: "thought",
+        note: "info",
+        checkpoint: "flag",
+        decision: "arrowRight",
+        "extend-request": "flag",
+      }[row.kind] || "sparkle";
+    const label = row.link
+      ? h(
+          "span",
+          {
+            class: "zc-step-label zc-step-link",
+            role: "link",
+            tabindex: "0",
+            "data-item-key": row.link.itemKey,
+            "data-page": row.link.page ? String(row.link.page) : null,
+            l10n: "zocrates-answer-open-reader",
+          },
+          [row.label],
+        )
+      : h("span", { class: "zc-step-label" }, [row.label]);
+    return h(
+      "li",
+      { class: `step ${row.kind}${row.running ? " running" : ""}${row.error ? " failed" : ""}` },
+      [
+        icon(doc, iconName, { size: 13, className: "zc-step-icon" }),
+        h("div", { class: "zc-step-body" }, [
+          label,
+          row.detail
+            ? h("span", { class: "zc-step-detail" }, [
+                row.kind === "thought" ? row.detail : truncate(row.detail, 220),
+              ])
+            : null,
+          row.error ? h("span", { class: "zc-step-error" }, [truncate(row.error, 160)]) : null,
+        ]),
+      ],
+    );
+  }
+
+  function createAssistantParts(m) {
+    const headStatus = h("span", { class: "zc-bubble-status" });
+    const head = h("div", { class: "zc-bubble-head" }, [
+      h("span", { class: "zc-avatar", "aria-hidden": "true" }, ["Z"]),
+      h("span", { class: "zc-author", l10n: "zocrates-answer-author" }),
+      headStatus,
+    ]);
+    const stepsList = h("ol", { class: "zc-steps" });
+    const stepsSummaryText = h("span", { class: "zc-steps-headline" });
+    const steps = h(
+      "details",
+      {
+        class: "intermediate-steps-bubble",
+        hidden: true,
+        on: { toggle: () => ui.stepsOpen.set(m.id, steps.open) },
+      },
+      [
+        h("summary", {}, [
+          icon(doc, "chevronRight", { size: 12, className: "zc-disclosure" }),
+          h("span", { class: "zc-steps-title", l10n: "zocrates-answer-steps-title" }),
+          stepsSummaryText,
+        ]),
+        stepsList,
+      ],
+    );
+    const live = h("div", { class: "zc-live", hidden: true }, [
+      h("span", { class: "zc-spinner" }),
+      h("span", { class: "zc-live-text" }),
+    ]);
+    const offline = h("div", { class: "zc-offline-notice", hidden: true, role: "note" });
+    const answer = h("div", { class: "zocrates-answer" });
+    const error = h("div", { class: "zc-bubble-error", hidden: true });
+    const cardSlot = h("div", { class: "zc-card-slot" });
+    const foot = h("div", { class: "zc-bubble-foot", hidden: true });
+    const node = h("div", { class: "zocrates-message assistant", "data-id": m.id }, [
+      head,
+      steps,
+      live,
+      offline,
+      answer,
+      error,
+      cardSlot,
+      foot,
+    ]);
+    return {
+      node,
+      parts: {
+        headStatus,
+        steps,
+        stepsList,
+        stepsSummaryText,
+        live,
+        offline,
+        answer,
+        error,
+        cardSlot,
+        foot,
+        footKey: null,
+        stepsCount: 0,
+        answerKey: null,
+        cardId: null,
+        errorKey: null,
+      },
+    };
+  }
+
+  function updateAssistant(entry, m, state, question) {
+    const p = entry.parts;
+    const streaming = state.streaming?.bubbleId === m.id;
+    entry.node.setAttribute("data-status", streaming ? "streaming" : m.status);
+    entry.node.classList.toggle("streaming", streaming);
+    entry.node.setAttribute("data-passes", String(m.passes || 1));
+
+    // status in the head
+    const rows = stepRows(m.steps);
+    const { offline, notice, body } = splitOfflineNotice(m.answer);
+    const status = streaming
+      ? body.trim()
+        ? "zocrates-answer-status-writing"
+        : "zocrates-answer-status-researching"
+      : STATUS[m.status] || null;
+    if (status) h.localize(p.headStatus, status);
+    else {
+      p.headStatus.removeAttribute("data-l10n-id");
+      clear(p.headStatus);
+    }
+
+    // steps
+    p.steps.hidden = rows.length === 0;
+    if (rows.length) {
+      fill(h, p.stepsSummaryText, [
+        stepsHeadline(rows)
+          .map(([id, args]) => h.t(id, args))
+          .join(" · "),
+      ]);
+      const sig = rows
+        .map((r) => `${r.kind}${r.running ? 1 : 0}${r.label}${r.detail.length}`)
+        .join("|");
+      if (sig !== p.stepsSig) {
+        p.stepsSig = sig;
+        fill(h, p.stepsList, rows.map(stepRowNode));
+      }
+      const wanted = ui.stepsOpen.has(m.id) ? ui.stepsOpen.get(m.id) : ui.showThoughts;
+      if (p.steps.open !== wanted) p.steps.open = wanted;
+    }
+
+    // live activity line while nothing is written yet
+    const showLive = streaming && !body.trim();
+    p.live.hidden = !showLive;
+    if (showLive) {
+      const what = liveActivity(rows);
+      fill(h, p.live.lastChild, [Array.isArray(what) ? h.t(...what) : what.text]);
+    }
+
+    // the offline model's notice
+    p.offline.hidden = !offline;
+    if (offline && p.offline.zcText !== notice) {
+      p.offline.zcText = notice;
+      // Short, with the built-in model's own words in the tooltip.
+      p.offline.setAttribute("title", notice);
+      fill(h, p.offline, [
+        icon(doc, "info", { size: 14 }),
+        h("div", {}, [
+          h("strong", { l10n: "zocrates-answer-offline-label" }),
+          " ",
+          h("span", { l10n: "zocrates-answer-offline-text" }),
+          env.openPreferences
+            ? [
+                " ",
+                h(
+                  "a",
+                  {
+                    href: "#",
+                    role: "button",
+                    class: "zc-configure-model",
+                    on: {
+                      click: (e) => {
+                        e.preventDefault();
+                        e.stopPropagation();
+                        env.openPreferences();
+                      },
+                    },
+                  },
+                  [h.t("zocrates-answer-choose-model")],
+                ),
+              ]
+            : null,
+        ]),
+      ]);
+    }
+
+    // the answer (Markdown, citations as links)
+    const answerKey = `${body.length}|${body.slice(-40)}|${(m.citations || []).length}`;
+    if (answerKey !== p.answerKey) {
+      p.answerKey = answerKey;
+      fill(h, p.answer, body ? renderMarkdown(body, { citations: m.citations || [], h }) : []);
+    }
+    p.answer.hidden = !body;
+
+    // an error that ended the stream
+    const errKey = m.status === "error" && m.error ? `${m.error.code}|${m.error.message}` : null;
+    if (errKey !== p.errorKey) {
+      p.errorKey = errKey;
+      p.error.hidden = !errKey;
+      if (errKey) {
+        const actions = m.error.code === "stream_interrupted" ? ["reload"] : [];
+        fill(
+          h,
+          p.error,
+          noticeBody({ level: "error", message: m.error.message, actions }, { compact: true }),
+        );
+        p.error.setAttribute("data-code", m.error.code);
+      } else clear(p.error);
+    }
+
+    renderFoot(p, m, { streaming, body, question });
+
+    // the checkpoint card
+    const cardId = m.checkpoint && !streaming ? m.checkpoint.interruptId : null;
+    if (cardId !== p.cardId) {
+      p.cardId = cardId;
+      clear(p.cardSlot);
+      if (cardId) {
+        // interrupt ids repeat across turns (interrupt_ext_1, ...): key drafts by invocation too
+        const interrupt = `${m.checkpoint.invocationId || m.id}:${m.checkpoint.interruptId}`;
+        p.cardSlot.appendChild(
+          renderCheckpointCard(h, doc, m.checkpoint, {
+            guidance: ui.guidance.get(interrupt) || "",
+            isMac: env.isMac,
+            onGuidance: (v) => ui.guidance.set(interrupt, v),
+            onGrant: (g) => controller.grant(m.id, g),
+            onSynthesize: (g) => controller.synthesize(m.id, g),
+            onDiscard: () => controller.discardTurn(m.id),
+            onOpen: (where) => env.openCitation?.(where),
+          }),
+        );
+      }
+    }
+  }
+
+  /** "12,345 tokens in · 678 out · ≈ $0.0042": a remote model's turn; nothing offline. */
+  function usageLine(usage) {
+    const input = Number(usage.input_tokens) || 0;
+    const output = Number(usage.output_tokens) || 0;
+    if (!input && !output) return null;
+    const cost = Number(usage.cost_usd);
+    const known = usage.cost_usd != null && Number.isFinite(cost);
+    const models = Array.isArray(usage.models) ? usage.models.join(", ") : usage.model || "";
+    return h("span", {
+      class: "zc-usage",
+      "data-cost-known": String(known),
+      l10n: known
+        ? ["zocrates-answer-usage-cost", { input, output, cost: formatCost(cost) }]
+        : ["zocrates-answer-usage", { input, output }],
+      title: models ? h.t("zocrates-answer-usage-line", { model: models }) : null,
+    });
+  }
+
+  function footButton(cls, id, iconName, onClick) {
+    return h(
+      "button",
+      { type: "button", class: `zc-link-btn ${cls}`, l10n: `${id}-button`, on: { click: onClick } },
+      [icon(doc, iconName, { size: 13 }), h("span", { class: "zc-foot-label", l10n: id })],
+    );
+  }
+
+  /** A short confirmation in place of a button's label, then the label again. */
+  function flash(button, id, args) {
+    const label = button.querySelector(".zc-foot-label");
+    const original = label.getAttribute("data-l10n-id");
+    h.localize(label, args ? [id, args] : id);
+    button.setAttribute("data-done", "true");
+    (env.setTimeout || setTimeout)(() => {
+      h.localize(label, original);
+      button.removeAttribute("data-done");
+    }, 2000);
+  }
+
+  /** The words a saved or copied answer uses, in the pane's language (notes.js labels). */
+  function noteLabels() {
+    return {
+      sources: h.t("zocrates-note-sources"),
+      quoteOnPage: (page) => h.t("zocrates-note-quote-on-page", { page }),
+      quoteNotFound: h.t("zocrates-note-quote-not-found"),
+    };
+  }
+
+  function renderFoot(p, m, { streaming, body, question }) {
+    const show = !streaming && !!body.trim() && m.status !== "paused";
+    const key = show
+      ? `${body.length}|${(m.citations || []).length}|${JSON.stringify(m.usage || null)}`
+      : null;
+    p.foot.hidden = !show;
+    if (key === p.footKey) return;
+    p.footKey = key;
+    if (!show) {
+      clear(p.foot);
+      return;
+    }
+    const answer = { question, answer: body, citations: m.citations || [] };
+    const copy = (as) => async (e) => {
+      const button = e.currentTarget;
+      try {
+        await env.copyAnswer({ ...answer, as, labels: noteLabels() });
+        flash(button, "zocrates-answer-copied");
+      } catch (err) {
+        env.log?.(`copy: ${err?.message || err}`);
+      }
+    };
+    const save = async (e) => {
+      const button = e.currentTarget;
+      button.disabled = true;
+      try {
+        await env.saveNote({ ...answer, labels: noteLabels() });
+        flash(button, "zocrates-answer-saved-note");
+      } catch (err) {
+        flash(button, "zocrates-answer-save-failed", { message: String(err?.message || err) });
+      } finally {
+        button.disabled = false;
+      }
+    };
+    fill(h, p.foot, [
+      env.copyAnswer
+        ? [
+            footButton(
+              "zc-copy-markdown",
+              "zocrates-answer-copy-markdown",
+              "copy",
+              copy("markdown"),
+            ),
+            footButton("zc-copy-text", "zocrates-answer-copy-text", "copy", copy("text")),
+          ]
+        : null,
+      env.saveNote ? footButton("zc-save-note", "zocrates-answer-save-note", "note", save) : null,
+      h("span", { class: "zc-spacer" }),
+      m.usage ? usageLine(m.usage) : null,
+    ]);
+  }
+
+  function messageSig(m, state) {
+    if (m.kind === "user")
+      return `u|${m.text}|${m.invocationId}|${state.streaming ? 1 : 0}|${JSON.stringify(m.context || null).length}`;
+    return null; // assistants update in place
+  }
+
+  function renderMessages(state) {
+    let created = false;
+    const seen = new Set();
+    let prev = null;
+    const editingId = state.editing?.userMessageId || null;
+    let afterEditing = false;
+    let lastQuestion = "";
+    for (const m of state.messages) {
+      if (m.kind === "user") lastQuestion = m.text || "";
+      seen.add(m.id);
+      let entry = ui.nodes.get(m.id);
+      if (m.kind === "user") {
+        const sig = messageSig(m, state);
+        if (!entry || entry.sig !== sig) {
+          const node = userNode(m, state);
+          if (entry) entry.node.replaceWith(node);
+          else created = true;
+          entry = { node, sig };
+          ui.nodes.set(m.id, entry);
+        }
+      } else {
+        if (!entry) {
+          entry = createAssistantParts(m);
+          ui.nodes.set(m.id, entry);
+          created = true;
+        }
+        updateAssistant(entry, m, state, lastQuestion);
+      }
+      const isEditing = m.id === editingId;
+      entry.node.classList.toggle("zc-editing-target", isEditing);
+      entry.node.classList.toggle("zc-dimmed", afterEditing);
+      if (isEditing) afterEditing = true;
+      // keep document order without moving nodes that are already in place
+      const want = prev ? prev.nextSibling : listEl.firstChild;
+      if (want !== entry.node) listEl.insertBefore(entry.node, want);
+      prev = entry.node;
+    }
+    for (const [id, entry] of ui.nodes) {
+      if (!seen.has(id)) {
+        entry.node.remove();
+        ui.nodes.delete(id);
+      }
+    }
+    listEl.hidden = state.phase === "offline";
+    return created;
+  }
+
+  return { listEl, render: renderMessages };
+}
