@@ -1,6 +1,6 @@
 """Issue 6's done-criterion for the Zotero plugin's pane, in a real browser.
 
-The real stack (`zocrates run`, no key: the offline model answers) on the full 38-paper
+The real stack (`zocrates run`; the offline model answers) on the full 38-paper
 Zotero-shaped library, `zocrates index`, then `zotero-plugin/test-ui/run.mjs`: it bundles the
 plugin's own code (src/zotero/app.js, sidebar.js, items.js and the pane in src/ui/) into a
 harness page with a small Zotero shim, serves it on 127.0.0.1 with /gateway proxied to this
@@ -11,6 +11,13 @@ card back from pending_hitl, rewind restoring prompt and scope, the 409 / gatewa
 wrong-token messages, session management, and the preferences (settings, storage, Clean Up
 Now, library indexing with a progress bar). Screenshots go to
 zotero-plugin/build/ui-artifacts/ (ignored by git).
+
+One turn runs on a remote model, so that the pane shows a remote turn's cost line: the stand-in
+for a hosted model is tests/support/openai_server.py's local Chat Completions server, answering
+through tests/support/research_model.py's ``Model``. The stack gets a test key in
+``ZOCRATES_MODEL_API_KEY``; run.mjs, given ``--remote-api-base`` and ``--remote-model`` (a name
+LiteLLM's bundled price map knows, so the turn has a cost), switches the three roles to that
+model with ``PUT /config`` for the one turn and puts the previous values back afterwards.
 
 Needs Chromium (`apt-get install -y chromium`) and the plugin's node modules (`npm ci` in
 zotero-plugin/); without them the test fails and says so.
@@ -30,14 +37,21 @@ from typing import Any
 
 import pytest
 
+from services.agent.research.agents import COORDINATOR, SEARCH_SUBAGENT, SYNTHESIZER
+from services.agent.research.runtime import API_KEY_ENV
 from tests.support import zotero_fixture as zf
+from tests.support.openai_server import OpenAIServer, serve_openai
 from tests.support.ports import free_base_port
 from tests.support.processes import ROOT
+from tests.support.research_model import Model, role_of
 
 ZOCRATES = pathlib.Path(sys.executable).parent / "zocrates"
 PLUGIN = ROOT / "zotero-plugin"
 ARTIFACTS = PLUGIN / "build" / "ui-artifacts"
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+# The remote turn's model: LiteLLM's bundled price map knows it, so the turn is priced.
+REMOTE_MODEL = "openai/gpt-4o-mini"
+API_KEY = "sk-ui-test"
 # Changed after indexing, so that the preferences' "Index new and changed papers" has pages
 # to show progress for (two papers: a progress event falls between them).
 TOUCHED = ("sandwich__sandwich-CL.pdf", "mvtnorm__MVT_Rnews.pdf")
@@ -48,6 +62,11 @@ SCREENSHOTS = (
     "resumed-same-bubble.png",
     "rehydrated-card.png",
     "preferences.png",
+    "cost-line.png",
+    "answer-copied.png",
+    "saved-note.png",
+    "view-menu.png",
+    "german.png",
 )
 
 
@@ -115,6 +134,22 @@ def _shim_library() -> dict[str, Any]:
     }
 
 
+def _assert_remote_turn(server: OpenAIServer) -> None:
+    """The remote turn reached the model server: every role at least once (coordinator,
+    subagent, synthesizer), with the stack's key and the remote model's name, and no request
+    the responder could not answer."""
+    assert not server.errors, f"the model server failed a request:\n{server.errors[0]}"
+    exchanges = server.exchanges
+    roles = [role_of(e.body) for e in exchanges]
+    assert len(exchanges) >= 3, f"the model server received {len(exchanges)} requests: {roles}"
+    assert {COORDINATOR, SEARCH_SUBAGENT, SYNTHESIZER} <= set(roles), roles
+    for exchange in exchanges:
+        assert exchange.headers.get("authorization") == f"Bearer {API_KEY}", exchange.headers
+        # LiteLLM sends the name without its "openai/" prefix.
+        assert exchange.body["model"] == REMOTE_MODEL.removeprefix("openai/"), exchange.body
+    assert all(e.usage for e in exchanges), "LiteLLM asked for no usage in a stream"
+
+
 def _start(env: dict[str, str], log_path: pathlib.Path) -> subprocess.Popen[bytes]:
     log = log_path.open("ab")
     stack = subprocess.Popen(
@@ -134,6 +169,36 @@ def _start(env: dict[str, str], log_path: pathlib.Path) -> subprocess.Popen[byte
     return stack
 
 
+def _run_ui(
+    node: str, base: int, token_file: pathlib.Path, shim: pathlib.Path, server: OpenAIServer
+) -> subprocess.CompletedProcess[str]:
+    """test-ui/run.mjs against the stack on ``base``, its remote turn on ``server``."""
+    return subprocess.run(
+        [
+            node,
+            "test-ui/run.mjs",
+            "--gateway",
+            f"http://127.0.0.1:{base}",
+            "--token-file",
+            str(token_file),
+            "--artifacts",
+            str(ARTIFACTS),
+            "--shim",
+            str(shim),
+            "--chromium",
+            CHROMIUM,
+            "--remote-api-base",
+            server.api_base,
+            "--remote-model",
+            REMOTE_MODEL,
+        ],
+        cwd=PLUGIN,
+        capture_output=True,
+        text=True,
+        timeout=420,
+    )
+
+
 @pytest.mark.timeout(600)  # ~95 s alone here; CI lost it at 330 s on a loaded machine
 def test_plugin_pane_in_a_browser(tmp_path: pathlib.Path) -> None:
     node = _require_tools()
@@ -143,7 +208,9 @@ def test_plugin_pane_in_a_browser(tmp_path: pathlib.Path) -> None:
     env = {**os.environ, "ZOCRATES_PORT": str(base), "ZOCRATES_ZOTERO_DIR": str(zotero_dir)}
     for key in list(env):
         if key.endswith("_API_KEY"):
-            del env[key]  # no key: the offline model answers
+            del env[key]  # no provider's key from the caller's environment
+    # Read by the agent when it builds LiteLLM models: the remote turn's requests carry it.
+    env[API_KEY_ENV] = API_KEY
     log_path = tmp_path / "stack.log"
     stack = _start(env, log_path)
     try:
@@ -157,30 +224,16 @@ def test_plugin_pane_in_a_browser(tmp_path: pathlib.Path) -> None:
         shim = tmp_path / "shim-library.json"
         shim.write_text(json.dumps(_shim_library(), ensure_ascii=False))
         token_file = zotero_dir / "zocrates-data" / "gateway.token"
-        run = subprocess.run(
-            [
-                node,
-                "test-ui/run.mjs",
-                "--gateway",
-                f"http://127.0.0.1:{base}",
-                "--token-file",
-                str(token_file),
-                "--artifacts",
-                str(ARTIFACTS),
-                "--shim",
-                str(shim),
-                "--chromium",
-                CHROMIUM,
-            ],
-            cwd=PLUGIN,
-            capture_output=True,
-            text=True,
-            timeout=420,
-        )
+        with serve_openai(Model()) as model_server:
+            run = _run_ui(node, base, token_file, shim, model_server)
+        server_errors = "\n".join(model_server.errors[:1])
         assert run.returncode == 0, (
             f"the UI test failed (exit {run.returncode}):\n{run.stdout}\n{run.stderr}\n"
-            f"stack log (tail):\n{log_path.read_text(errors='replace')[-3000:]}"
+            f"model server: {len(model_server.exchanges)} requests"
+            + (f", first error:\n{server_errors}" if server_errors else "")
+            + f"\nstack log (tail):\n{log_path.read_text(errors='replace')[-3000:]}"
         )
+        _assert_remote_turn(model_server)
         report = json.loads((ARTIFACTS / "report.json").read_text())
         assert report["ok"], report
         for name in SCREENSHOTS:

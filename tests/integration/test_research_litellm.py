@@ -3,8 +3,9 @@
 The real stack runs in-process (sessions, reranker, agent, gateway) on a small Zotero-shaped
 library; the user points all three roles at ``openai/<name>`` models on a local server speaking
 OpenAI's Chat Completions wire format (``PUT /config``, the key in ``ZOCRATES_MODEL_API_KEY``).
-That server (the permitted stand-in for a hosted model) answers the way a scripted model would,
-deciding from each request: it tells the role by its system message, and
+That server (the permitted stand-in for a hosted model) answers through
+``tests.support.research_model.Model``, the way a scripted model would, deciding from each
+request: it tells the role by its system message, and
 
 - coordinator: calls ``search_library`` with the user's question;
 - search subagent: calls ``search_corpus`` once, then ``conclude_search`` (no gaps) or, for the
@@ -25,7 +26,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
@@ -41,23 +41,24 @@ from services.agent.client import AgentClient
 from services.agent.library.tools import SEARCH_CORPUS
 from services.agent.research.agents import (
     COORDINATOR,
-    COORDINATOR_INSTRUCTION,
     SEARCH_LIBRARY,
     SEARCH_SUBAGENT,
-    SUBAGENT_INSTRUCTION,
     SYNTHESIZER,
-    SYNTHESIZER_INSTRUCTION,
 )
 from services.agent.research.retrieval_tools import CONCLUDE_SEARCH, REQUEST_SEARCH_EXTENSION
 from services.agent.research.runtime import API_KEY_ENV
 from tests.support import zotero_fixture as zf
-from tests.support.openai_server import (
-    NetworkLog,
-    OpenAIServer,
-    ToolCall,
-    message_text,
-    record_network,
-    serve_openai,
+from tests.support.openai_server import NetworkLog, OpenAIServer, record_network, serve_openai
+from tests.support.research_model import (
+    ANSWER_OPENING,
+    BLOCK_RE,
+    EXTENSION_JUSTIFICATION,
+    MISSING,
+    Model,
+    last_user_text,
+    role_of,
+    tool_messages,
+    tool_names,
 )
 from tests.support.sse import post_stream
 from tests.support.stack import running_agent, running_gateway, running_reranker, running_sessions
@@ -80,101 +81,8 @@ MODELS = {
     SYNTHESIZER: "synthesizer-llm",
 }
 QUESTION = "How does lmer choose its optimizer when fitting a linear mixed model?"
-MISSING = "how brms compares its sampler with lmer's optimizer"
-# Evidence block n of the synthesizer's prompt (evidence.synthesis_prompt).
-BLOCK_RE = re.compile(r'^### \[(\d+)\] .*?"[^"\n]*" item ([A-Z0-9]{8}), p\. (\d+)', re.MULTILINE)
 
 Events = list[tuple[str, dict[str, Any]]]
-
-
-# --- the model behind the server -------------------------------------------------------------
-
-
-def role_of(body: dict[str, Any]) -> str:
-    """Which agent sent the request, from its system message (each role's instruction)."""
-    messages = body.get("messages") or []
-    system = message_text(messages[0]) if messages and messages[0]["role"] == "system" else ""
-    for role, instruction in (
-        (COORDINATOR, COORDINATOR_INSTRUCTION),
-        (SEARCH_SUBAGENT, SUBAGENT_INSTRUCTION),
-        (SYNTHESIZER, SYNTHESIZER_INSTRUCTION),
-    ):
-        if instruction.splitlines()[0] in system:
-            return role
-    raise AssertionError(f"a request from no known role; system message: {system[:300]!r}")
-
-
-def tool_names(body: dict[str, Any]) -> set[str]:
-    return {t["function"]["name"] for t in body.get("tools") or []}
-
-
-def tool_messages(body: dict[str, Any], name: str) -> list[dict[str, Any]]:
-    """The ``tool`` messages answering the assistant's calls of ``name``."""
-    ids = {
-        call["id"]
-        for m in body["messages"]
-        if m["role"] == "assistant"
-        for call in m.get("tool_calls") or []
-        if call["function"]["name"] == name
-    }
-    return [m for m in body["messages"] if m["role"] == "tool" and m["tool_call_id"] in ids]
-
-
-def last_user_text(body: dict[str, Any]) -> str:
-    users = [message_text(m) for m in body["messages"] if m["role"] == "user"]
-    return users[-1] if users else ""
-
-
-@dataclass
-class Model:
-    """Answers like a model following its instructions; ``extend`` makes the subagent ask for a
-    deep-research extension instead of concluding."""
-
-    extend: bool = False
-
-    def __call__(self, body: dict[str, Any]) -> str | ToolCall:
-        role = role_of(body)
-        if role == COORDINATOR:
-            if tool_messages(body, SEARCH_LIBRARY):
-                return "The answer above is from your library."
-            return ToolCall(SEARCH_LIBRARY, {"request": last_user_text(body)})
-        if role == SEARCH_SUBAGENT:
-            return self._subagent(body)
-        return self._synthesizer(body)
-
-    def _subagent(self, body: dict[str, Any]) -> ToolCall:
-        found = tool_messages(body, SEARCH_CORPUS)
-        if not found:
-            prompt = last_user_text(body)
-            match = re.search(r"Research request: (.+)", prompt)
-            assert match, prompt
-            return ToolCall(SEARCH_CORPUS, {"query": match.group(1).strip(), "k": 6})
-        results = json.loads(found[-1]["content"])["results"]
-        pages = sorted({f"{r['item_key']} p. {r['page']}" for r in results})
-        summary = "Passages on lmer's optimizer: " + ", ".join(pages) + "."
-        if self.extend:
-            return ToolCall(
-                REQUEST_SEARCH_EXTENSION,
-                {
-                    "justification": "The comparison with brms needs more reading.",
-                    "covered_summary": summary,
-                    "missing_aspects": [MISSING],
-                },
-            )
-        return ToolCall(CONCLUDE_SEARCH, {"summary": summary, "gaps": []})
-
-    def _synthesizer(self, body: dict[str, Any]) -> str:
-        blocks = BLOCK_RE.findall(last_user_text(body))
-        assert blocks, "the synthesizer's prompt holds no evidence block"
-        (n, key, page), *rest = blocks
-        answer = (
-            f"lmer fits the model by optimizing the profiled deviance [{n}, p. {page}], "
-            "choosing the optimizer through its control settings."
-        )
-        if rest:
-            n2, _, page2 = rest[0]
-            answer += f" Further detail is in [{n2}, p. {page2}]."
-        return answer + f"\n\n# Cited Sources\n[{n}] item {key}, p. {page}"
 
 
 # --- the stack -------------------------------------------------------------------------------
@@ -373,7 +281,7 @@ def _assert_synthesized(
         assert citation["item_key"] in KEYS
         assert (citation["item_key"], citation["page"]) == cited[citation["n"]]
     assert done["citations"][0]["n"] == 1
-    assert done["answer"].startswith("lmer fits the model")
+    assert done["answer"].startswith(ANSWER_OPENING)
 
 
 def _assert_streamed(evs: Events, done: dict[str, Any]) -> None:
@@ -453,7 +361,7 @@ async def test_a_checkpoint_then_synthesize_through_litellm(stack: Stack) -> Non
     payload = pending["payload"]
     assert payload["trigger"] == "agent_request"
     assert payload["gaps"] == [MISSING]
-    assert payload["justification"] == "The comparison with brms needs more reading."
+    assert payload["justification"] == EXTENSION_JUSTIFICATION
     assert [role_of(e.body) for e in paused] == [COORDINATOR, SEARCH_SUBAGENT, SEARCH_SUBAGENT]
     tokens_in, tokens_out = _billed(paused)
     assert _done(evs)["usage"] == {
