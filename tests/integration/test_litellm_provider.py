@@ -12,11 +12,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import pathlib
 import socket
-import subprocess
 import sys
-import textwrap
 import threading
 import time
 import uuid
@@ -49,6 +46,7 @@ from services.agent.models import (
     resolve_model,
 )
 from services.common.errors import InvalidArgument
+from tests.support.processes import fresh_python_report
 from tests.support.scripted_llm import ScriptedLlm
 
 pytestmark = [
@@ -363,14 +361,7 @@ async def test_streaming_assembles_chunked_text_and_a_chunked_tool_call(
 
 def test_importing_litellm_through_models_py_touches_no_network() -> None:
     """In a fresh interpreter without the env var: models.py must keep LiteLLM local."""
-    script = textwrap.dedent(
-        """
-        import json, os, sys
-        seen = []
-        sys.addaudithook(
-            lambda event, args: seen.append([event, repr(args[1] if event == "socket.connect"
-            else args[0])]) if event in ("socket.connect", "socket.getaddrinfo") else None
-        )
+    script = """
         from services.agent.models import resolve_model
         model = resolve_model("openrouter/meta-llama/llama-3.1-8b-instruct", api_key="k")
         model.capabilities  # makes LiteLLM look the model up in its cost map
@@ -383,18 +374,7 @@ def test_importing_litellm_through_models_py_touches_no_network() -> None:
             "suppress_debug_info": litellm.suppress_debug_info,
         }))
         """
-    )
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LITELLM_")}
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=45,
-        cwd=pathlib.Path(__file__).resolve().parents[2],
-        check=True,
-    )
-    report = json.loads(done.stdout.strip().splitlines()[-1])
+    report = fresh_python_report(script)
     assert report == {
         "seen": [],
         "cost_map": "True",

@@ -202,6 +202,21 @@ async def _reloaded_usage(stack: Stack, session_id: str) -> list[dict[str, Any]]
     return [m["usage"] for m in response.json()["session"]["messages"] if "usage" in m]
 
 
+async def _assert_unpriced_usage(
+    stack: Stack, session_id: str, done: dict[str, Any], exchanges: list[Any]
+) -> None:
+    """done's usage is every call's tokens as the server reported them, no cost (these names
+    have no price in LiteLLM's map), and the reloaded session shows the same."""
+    tokens_in, tokens_out = _billed(exchanges)
+    assert done["usage"] == {
+        "model": UNPRICED,
+        "input_tokens": tokens_in,
+        "output_tokens": tokens_out,
+        "cost_usd": None,
+    }
+    assert await _reloaded_usage(stack, session_id) == [done["usage"]]
+
+
 def _assert_wire(stack: Stack, exchanges: list[Any]) -> None:
     """Every request: our key as a bearer token, the role's own model, streamed, no errors."""
     assert not stack.server.errors, stack.server.errors[0]
@@ -337,14 +352,7 @@ async def test_a_research_turn_runs_every_role_through_litellm(stack: Stack) -> 
     assert calls == [SEARCH_LIBRARY, SEARCH_CORPUS, CONCLUDE_SEARCH], calls
     # What the turn cost: every call's tokens as the server reported them; these names have no
     # price in LiteLLM's map, so no cost.
-    tokens_in, tokens_out = _billed(exchanges)
-    assert done["usage"] == {
-        "model": UNPRICED,
-        "input_tokens": tokens_in,
-        "output_tokens": tokens_out,
-        "cost_usd": None,
-    }
-    assert await _reloaded_usage(stack, session_id) == [done["usage"]]
+    await _assert_unpriced_usage(stack, session_id, done, exchanges)
 
 
 async def test_a_checkpoint_then_synthesize_through_litellm(stack: Stack) -> None:
@@ -391,14 +399,7 @@ async def test_a_checkpoint_then_synthesize_through_litellm(stack: Stack) -> Non
     assert f"Aspects the search found no evidence for:\n- {MISSING}" in last_user_text(synthesizer)
     _assert_streamed(evs, done)
     # The resumed turn's done counts the whole turn: the calls before the checkpoint too.
-    tokens_in, tokens_out = _billed(paused + resumed)
-    assert done["usage"] == {
-        "model": UNPRICED,
-        "input_tokens": tokens_in,
-        "output_tokens": tokens_out,
-        "cost_usd": None,
-    }
-    assert await _reloaded_usage(stack, session_id) == [done["usage"]]
+    await _assert_unpriced_usage(stack, session_id, done, paused + resumed)
     response = await stack.http.get(f"/sessions/{session_id}")
     assert response.status_code == 200
     assert response.json()["session"]["pending_hitl"] is None

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import pathlib
 import signal
 import subprocess
 import sys
+import textwrap
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import httpx
 
@@ -82,3 +85,31 @@ def stop(proc: subprocess.Popen[bytes], *, timeout: float = 15.0) -> int:
             proc.kill()
             proc.wait()
     return proc.returncode
+
+
+NETWORK_AUDIT = """
+import json, os, sys
+seen = []
+sys.addaudithook(
+    lambda event, args: seen.append([event, repr(args[1] if event == "socket.connect"
+    else args[0])]) if event in ("socket.connect", "socket.getaddrinfo") else None
+)
+"""
+
+
+def fresh_python_report(body: str, *, timeout: float = 45.0) -> dict[str, Any]:
+    """Run ``body`` in a new interpreter at the repository root, with no ``LITELLM_*``
+    variable set and every socket connection and host-name look-up recorded in ``seen``
+    (``NETWORK_AUDIT``); ``body`` prints one JSON object last, which is returned."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LITELLM_")}
+    done = subprocess.run(
+        [sys.executable, "-c", NETWORK_AUDIT + textwrap.dedent(body)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+        cwd=ROOT,
+        check=True,
+    )
+    report: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return report

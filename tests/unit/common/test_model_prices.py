@@ -2,17 +2,11 @@
 
 from __future__ import annotations
 
-import json
-import os
-import pathlib
-import subprocess
-import sys
-import textwrap
-
 import pytest
 
 from services.common.litellm_local import import_litellm
 from services.common.model_prices import call_cost, model_price
+from tests.support.processes import fresh_python_report
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore:Item .* is using the `ReadOnly` qualifier:UserWarning"),
@@ -69,8 +63,9 @@ def test_the_cost_of_a_call_is_its_tokens_at_the_entry_prices() -> None:
 def test_a_tiered_model_is_charged_at_its_tier() -> None:
     entry = _entry("gemini/gemini-2.5-pro")
     above = entry.get("input_cost_per_token_above_200k_tokens")
-    if above is None:
-        pytest.skip("this LiteLLM release prices gemini-2.5-pro without tiers")
+    # The pinned LiteLLM's map prices gemini-2.5-pro in two tiers; a release without them
+    # would need this test rewritten, not skipped.
+    assert above is not None, "the pinned LiteLLM prices gemini-2.5-pro without tiers"
     small = call_cost("gemini/gemini-2.5-pro", input_tokens=1000, output_tokens=0)
     large = call_cost("gemini/gemini-2.5-pro", input_tokens=300_000, output_tokens=0)
     assert small == pytest.approx(1000 * entry["input_cost_per_token"])
@@ -80,14 +75,7 @@ def test_a_tiered_model_is_charged_at_its_tier() -> None:
 @pytest.mark.timeout(60)
 def test_pricing_in_a_fresh_interpreter_touches_no_network() -> None:
     """Without any LITELLM_* variable set: the price map is the wheel's copy, never fetched."""
-    script = textwrap.dedent(
-        """
-        import json, os, sys
-        seen = []
-        sys.addaudithook(
-            lambda event, args: seen.append([event, repr(args[1] if event == "socket.connect"
-            else args[0])]) if event in ("socket.connect", "socket.getaddrinfo") else None
-        )
+    script = """
         from services.common.model_prices import call_cost
         cost = call_cost("openai/gpt-4o-mini", input_tokens=1000, output_tokens=100)
         unknown = call_cost("openai/not-a-model", input_tokens=1000, output_tokens=100)
@@ -98,16 +86,5 @@ def test_pricing_in_a_fresh_interpreter_touches_no_network() -> None:
             "cost_map": os.environ.get("LITELLM_LOCAL_MODEL_COST_MAP"),
         }))
         """
-    )
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LITELLM_")}
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=45,
-        cwd=pathlib.Path(__file__).resolve().parents[3],
-        check=True,
-    )
-    report = json.loads(done.stdout.strip().splitlines()[-1])
+    report = fresh_python_report(script)
     assert report == {"seen": [], "priced": True, "unknown": None, "cost_map": "True"}
