@@ -12,7 +12,8 @@ import { renderMarkdown } from "../markdown.js";
 import * as S from "../scope.js";
 import { renderCheckpointCard } from "./card-view.js";
 import { clear, fill } from "./dom.js";
-import { formatCost, splitOfflineNotice, truncate } from "./format.js";
+import { createAnswerFoot } from "./answer-foot.js";
+import { splitOfflineNotice, truncate } from "./format.js";
 import { icon } from "./icons.js";
 import { liveActivity, stepRows, stepsHeadline } from "./steps.js";
 
@@ -28,6 +29,7 @@ const STATUS = {
  */
 export function createMessagesView(ctx, { noticeBody }) {
   const { doc, h, controller, env, ui } = ctx;
+  const foot = createAnswerFoot(ctx);
   const listEl = h("div", { class: "zc-message-list" });
 
   function scopeLabel(scope) {
@@ -312,7 +314,7 @@ export function createMessagesView(ctx, { noticeBody }) {
       } else clear(p.error);
     }
 
-    renderFoot(p, m, { streaming, body, question });
+    foot.render(p, m, { streaming, body, question });
 
     // the checkpoint card
     const cardId = m.checkpoint && !streaming ? m.checkpoint.interruptId : null;
@@ -335,105 +337,6 @@ export function createMessagesView(ctx, { noticeBody }) {
         );
       }
     }
-  }
-
-  /** "12,345 tokens in · 678 out · ≈ $0.0042": a remote model's turn; nothing offline. */
-  function usageLine(usage) {
-    const input = Number(usage.input_tokens) || 0;
-    const output = Number(usage.output_tokens) || 0;
-    if (!input && !output) return null;
-    const cost = Number(usage.cost_usd);
-    const known = usage.cost_usd != null && Number.isFinite(cost);
-    const models = Array.isArray(usage.models) ? usage.models.join(", ") : usage.model || "";
-    return h("span", {
-      class: "zc-usage",
-      "data-cost-known": String(known),
-      l10n: known
-        ? ["zocrates-answer-usage-cost", { input, output, cost: formatCost(cost) }]
-        : ["zocrates-answer-usage", { input, output }],
-      title: models ? h.t("zocrates-answer-usage-line", { model: models }) : null,
-    });
-  }
-
-  function footButton(cls, id, iconName, onClick) {
-    return h(
-      "button",
-      { type: "button", class: `zc-link-btn ${cls}`, l10n: `${id}-button`, on: { click: onClick } },
-      [icon(doc, iconName, { size: 13 }), h("span", { class: "zc-foot-label", l10n: id })],
-    );
-  }
-
-  /** A short confirmation in place of a button's label, then the label again. */
-  function flash(button, id, args) {
-    const label = button.querySelector(".zc-foot-label");
-    const original = label.getAttribute("data-l10n-id");
-    h.localize(label, args ? [id, args] : id);
-    button.setAttribute("data-done", "true");
-    (env.setTimeout || setTimeout)(() => {
-      h.localize(label, original);
-      button.removeAttribute("data-done");
-    }, 2000);
-  }
-
-  /** The words a saved or copied answer uses, in the pane's language (notes.js labels). */
-  function noteLabels() {
-    return {
-      sources: h.t("zocrates-note-sources"),
-      quoteOnPage: (page) => h.t("zocrates-note-quote-on-page", { page }),
-      quoteNotFound: h.t("zocrates-note-quote-not-found"),
-    };
-  }
-
-  function renderFoot(p, m, { streaming, body, question }) {
-    const show = !streaming && !!body.trim() && m.status !== "paused";
-    const key = show
-      ? `${body.length}|${(m.citations || []).length}|${JSON.stringify(m.usage || null)}`
-      : null;
-    p.foot.hidden = !show;
-    if (key === p.footKey) return;
-    p.footKey = key;
-    if (!show) {
-      clear(p.foot);
-      return;
-    }
-    const answer = { question, answer: body, citations: m.citations || [] };
-    const copy = (as) => async (e) => {
-      const button = e.currentTarget;
-      try {
-        await env.copyAnswer({ ...answer, as, labels: noteLabels() });
-        flash(button, "zocrates-answer-copied");
-      } catch (err) {
-        env.log?.(`copy: ${err?.message || err}`);
-      }
-    };
-    const save = async (e) => {
-      const button = e.currentTarget;
-      button.disabled = true;
-      try {
-        await env.saveNote({ ...answer, labels: noteLabels() });
-        flash(button, "zocrates-answer-saved-note");
-      } catch (err) {
-        flash(button, "zocrates-answer-save-failed", { message: String(err?.message || err) });
-      } finally {
-        button.disabled = false;
-      }
-    };
-    fill(h, p.foot, [
-      env.copyAnswer
-        ? [
-            footButton(
-              "zc-copy-markdown",
-              "zocrates-answer-copy-markdown",
-              "copy",
-              copy("markdown"),
-            ),
-            footButton("zc-copy-text", "zocrates-answer-copy-text", "copy", copy("text")),
-          ]
-        : null,
-      env.saveNote ? footButton("zc-save-note", "zocrates-answer-save-note", "note", save) : null,
-      h("span", { class: "zc-spacer" }),
-      m.usage ? usageLine(m.usage) : null,
-    ]);
   }
 
   function messageSig(m, state) {
