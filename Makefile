@@ -59,8 +59,9 @@ protos-check: $(STAMP) ## Fail if protos/gen drifted from the .proto sources
 	@tmp=$$(mktemp -d) && $(BIN)/python scripts/gen_protos.py --out $$tmp/gen && \
 		diff -r -x __pycache__ $$tmp/gen protos/gen && rm -rf $$tmp && echo "protos: no drift"
 
-lint: $(STAMP) $(PLUGIN_STAMP) protos-check ## ruff + mypy on the services, eslint + prettier on the plugin
+lint: $(STAMP) $(PLUGIN_STAMP) protos-check ## ruff, import rules, mypy on the services; eslint + prettier on the plugin
 	$(BIN)/ruff check .
+	$(BIN)/python scripts/check_imports.py
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	cd $(PLUGIN) && npm run --silent lint

@@ -30,8 +30,7 @@ from typing import Any
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from google.adk.flows.llm_flows.context._contents import _get_contents
-
+from services.common.adk.compat import get_contents
 from services.common.app_config import ConfigStore, ZocratesConfig
 from services.compactor.client import CompactorClient
 from services.compactor.engine import evaluate_and_compact
@@ -76,7 +75,7 @@ def conversation(turns: int) -> list[tuple[str, str, str]]:
 
 
 def coordinator_tokens(events: list[Any]) -> int:
-    contents = _get_contents(None, events, "coordinator")
+    contents = get_contents(None, events, "coordinator")
     chars = 0
     for content in contents:
         for part in content.parts or []:

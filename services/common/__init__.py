@@ -1,1 +1,2 @@
-"""Code every Zocrates service shares: settings, errors, gRPC frame, admin port, telemetry."""
+"""Code every Zocrates service shares: settings, errors, gRPC frame, admin port, telemetry,
+the model providers (``models``) and, in ``adk``, what the services share about ADK sessions."""

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from google.adk.events.event import Event
 
+from services.common.adk.history import is_compaction, is_rewind, live_events
 from services.common.app_config import ZocratesConfig
 from services.compactor.decision import COMPRESS, Decision, DecisionModel
 from services.compactor.gate import GateDecision, evaluate_gate
@@ -26,9 +27,6 @@ from services.compactor.turns import (
     coordinator_prompt_tokens,
     decision_state,
     extract_turns,
-    is_compaction,
-    is_rewind,
-    live_events,
     prior_compaction,
     turns_since,
 )

@@ -23,13 +23,14 @@ import time
 from typing import Any
 
 import numpy as np
-from google.adk.errors._stale_session_error import StaleSessionError
+from google.adk.errors import StaleSessionError
 from google.adk.sessions.base_session_service import BaseSessionService
 from opentelemetry import trace
 
-from services.agent.models import resolve_model
+from services.common.adk.history import live_events
 from services.common.app_config import ConfigStore, ZocratesConfig
 from services.common.errors import NotFound, ZocratesError
+from services.common.models import resolve_model
 from services.compactor.decision import Decision, DecisionModel, DecisionsApiClient
 from services.compactor.engine import CompactionOutcome, evaluate_and_compact
 from services.compactor.local_decision import LocalDecisionModel
@@ -44,7 +45,6 @@ from services.compactor.turns import (
     DecisionState,
     coordinator_prompt_tokens,
     extract_turns,
-    live_events,
     prior_compaction,
     turns_since,
 )

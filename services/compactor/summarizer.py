@@ -30,22 +30,14 @@ from google.adk.models.llm_request import LlmRequest
 from google.adk.models.registry import LLMRegistry
 from google.genai import types
 
+from services.common.adk.history import is_compaction, is_rewind, live_events
+from services.common.adk.names import REQUEST_INPUT, SEARCH_LIBRARY
 from services.common.errors import Unavailable
-from services.compactor.turns import (
-    SEARCH_LIBRARY,
-    Turn,
-    clip_text,
-    extract_turns,
-    is_compaction,
-    is_rewind,
-    live_events,
-    prior_compaction,
-)
+from services.compactor.turns import Turn, clip_text, extract_turns, prior_compaction
 
 logger = logging.getLogger(__name__)
 
 MAX_TOOL_CONTENT_CHARS = 30_000
-REQUEST_INPUT = "adk_request_input"  # HITL checkpoint calls and their answers: not content
 EXTRACTIVE_HEADER = "Summary of the earlier conversation (extractive):"
 NO_SUMMARY_YET = "(none yet)"
 SUMMARIZER_FAILED = "compaction_summarizer_failed"

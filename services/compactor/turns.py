@@ -1,9 +1,10 @@
 """Completed turns, the latest compaction and the decision state, read from session events.
 
 Everything here reads the events as ADK's own prompt assembly does: rewinds applied first
-(``_apply_rewinds``), then only unscoped events (``isolation_scope is None``) carry
-conversation. Scoped events (the search pipeline's subagent and synthesizer, in
-``search_pipeline:<call id>``) only count for where a turn begins and ends in time.
+(:func:`services.common.adk.history.live_events`, compaction events kept: the prior summary is
+one of them), then only unscoped events (``isolation_scope is None``) carry conversation.
+Scoped events (the search pipeline's subagent and synthesizer, in ``search_pipeline:<call
+id>``) only count for where a turn begins and ends in time.
 
 A turn is one invocation that a user text started and that has an answer:
 
@@ -23,11 +24,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from google.adk.apps.compaction import _get_compaction_ranges
-from google.adk.events._rewind_events import _apply_rewinds
 from google.adk.events.event import Event
 
-SEARCH_LIBRARY = "search_library"  # the coordinator's research tool (services.agent)
+from services.common.adk.history import is_compaction, is_rewind, live_events
+from services.common.adk.internals import get_compaction_ranges
+from services.common.adk.names import SEARCH_LIBRARY
+
 CITED_SOURCES_HEADING = "# Cited Sources"
 ANSWER_FALLBACK_CHARS = 600  # of a research answer, when its response carries no summary
 CHARS_PER_TOKEN = 4
@@ -65,19 +67,6 @@ class DecisionState:
 
     earlier_discussion: str
     latest_turn: str
-
-
-def live_events(events: Sequence[Event]) -> list[Event]:
-    """``events`` with rewound invocations removed (ADK's single source of truth)."""
-    return _apply_rewinds(list(events))
-
-
-def is_compaction(event: Event) -> bool:
-    return bool(event.actions and event.actions.compaction)
-
-
-def is_rewind(event: Event) -> bool:
-    return bool(event.actions and event.actions.rewind_before_invocation_id)
 
 
 def _texts(event: Event) -> list[str]:
@@ -187,11 +176,12 @@ def prior_compaction(
 ) -> PriorCompaction | None:
     """The live compaction summaries of the coordinator's context, merged, or None.
 
-    Uses ADK's ``_get_compaction_ranges`` over live unscoped events, so a summary that a later
-    containing range subsumed is not returned (exactly what prompt assembly drops)."""
+    Uses ADK's ``_get_compaction_ranges`` (through :mod:`services.common.adk.internals`) over
+    live unscoped events, so a summary that a later containing range subsumed is not returned
+    (exactly what prompt assembly drops)."""
     live = list(events) if rewinds_applied else live_events(events)
     unscoped = [e for e in live if e.isolation_scope is None]
-    ranges = _get_compaction_ranges(unscoped)
+    ranges = get_compaction_ranges(unscoped)
     if not ranges:
         return None
     kept = [unscoped[index] for index, _, _ in ranges]

@@ -1,62 +1,32 @@
 """ADK events -> the session object the Zotero plugin renders.
 
-``format_session_for_ui`` applies rewinds, drops compaction events, rewind markers and user
-events that only carry function responses (a resumed checkpoint), flags thoughts, marks
-events from isolation scopes (search subagents) as intermediate, and reports an unanswered
-``adk_request_input`` call as ``pending_hitl`` so the plugin can redraw the checkpoint card.
-A research tool's result keeps its answer's citations, and each turn's last answer message
-(not a thought, not an intermediate step, when there is one) carries the turn's ``usage``
-(:func:`services.common.turn_usage.turn_usage`), the figure its ``done`` event showed; none for
-a turn of the offline model.
+``format_session_for_ui`` reads the live events without compactions
+(:func:`services.common.adk.history.live_events_without_compactions`: rewinds applied, rewind
+markers and compaction events dropped), drops user events that only carry function responses
+(a resumed checkpoint), flags thoughts, marks events from isolation scopes (search subagents)
+as intermediate, and reports an unanswered ``adk_request_input`` call as ``pending_hitl``
+(:func:`services.common.adk.history.find_pending_hitl`) so the plugin can redraw the
+checkpoint card. A research tool's result keeps its answer's citations, and each turn's last
+answer message (not a thought, not an intermediate step, when there is one) carries the turn's
+``usage`` (:func:`services.common.turn_usage.turn_usage`), the figure its ``done`` event
+showed; none for a turn of the offline model.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from google.adk.events._abort_events import _is_abort_event
-from google.adk.events._interrupts import index_open_interrupts
-from google.adk.events._rewind_events import _apply_rewinds
 from google.adk.events.event import Event
 from google.adk.sessions.session import Session
 
+from services.common.adk.history import find_pending_hitl, live_events_without_compactions
+from services.common.adk.names import FINISH_TASK, REQUEST_INPUT, SYNTHESIZER, TURN_CONTEXT_KEYS
 from services.common.turn_usage import turn_usage
 
-REQUEST_INPUT_CALL = "adk_request_input"
-# State keys a user event carries so that rewinding or editing a prompt restores its scope.
-_TURN_CONTEXT_KEYS = ("snippets", "active_context_items", "active_collection", "active_mode")
 # Authors whose text is the answer even though it is produced inside the search pipeline's
 # isolation scope; every other scoped event is an intermediate step.
-ANSWER_AUTHORS = ("synthesizer",)
-_HIDDEN_CALLS = (REQUEST_INPUT_CALL, "finish_task")
-
-
-def live_events(events: list[Event]) -> list[Event]:
-    """Events that survive every rewind, without compaction events."""
-    return [e for e in _apply_rewinds(events) if not (e.actions and e.actions.compaction)]
-
-
-def find_pending_hitl(events: list[Event]) -> dict[str, Any] | None:
-    """The newest ``adk_request_input`` call without a matching response, if any. A call of an
-    invocation that was aborted (sealed) is not pending: nothing will resume it."""
-    live = _apply_rewinds(events)
-    open_ids = set(index_open_interrupts(live))
-    if not open_ids:
-        return None
-    aborted = {e.invocation_id for e in live if _is_abort_event(e)}
-    for event in reversed(live):
-        if event.invocation_id in aborted:
-            continue
-        for call in event.get_function_calls():
-            if call.name == REQUEST_INPUT_CALL and call.id in open_ids:
-                args = dict(call.args or {})
-                return {
-                    "interrupt_id": call.id,
-                    "invocation_id": event.invocation_id,
-                    "message": args.get("message"),
-                    "payload": args.get("payload"),
-                }
-    return None
+ANSWER_AUTHORS = (SYNTHESIZER,)
+_HIDDEN_CALLS = (REQUEST_INPUT, FINISH_TASK)
 
 
 def _message(event: Event, *, role: str, text: str, thought: bool) -> dict[str, Any]:
@@ -80,7 +50,7 @@ def _format_event(event: Event) -> list[dict[str, Any]]:
             return []  # function-response-only (resumed checkpoint) or state-only event
         message = _message(event, role="user", text=text, thought=False)
         delta = event.actions.state_delta if event.actions else {}
-        context = {k: delta[k] for k in _TURN_CONTEXT_KEYS if k in delta}
+        context = {k: delta[k] for k in TURN_CONTEXT_KEYS if k in delta}
         if context:
             message["context"] = context
         return [message]
@@ -142,7 +112,7 @@ def _add_usage(messages: list[dict[str, Any]], events: list[Event]) -> None:
 
 def format_messages(events: list[Event]) -> list[dict[str, Any]]:
     messages: list[dict[str, Any]] = []
-    live = [e for e in live_events(events) if not e.partial]
+    live = [e for e in live_events_without_compactions(events) if not e.partial]
     for event in live:
         messages.extend(_format_event(event))
     _add_usage(messages, live)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from google.adk.errors._stale_session_error import StaleSessionError
+from google.adk.errors import StaleSessionError
 from google.adk.errors.already_exists_error import AlreadyExistsError
 from google.adk.events.event import Event
 from google.adk.sessions.base_session_service import (
@@ -24,13 +24,14 @@ from google.adk.sessions.session import Session
 from zocrates.sessions.v1 import sessions_pb2 as pb
 from zocrates.sessions.v1 import sessions_pb2_grpc as pb_grpc
 
+from services.common.adk.internals import set_storage_update_marker, storage_update_marker
 from services.common.errors import AlreadyExists, NotFound, StaleSession
 from services.common.grpc_client import ServiceClient
 
 
 def _session_from(reply: pb.SessionReply) -> Session:
     session = Session.model_validate_json(reply.session_json)
-    session._storage_update_marker = reply.storage_update_marker or None
+    set_storage_update_marker(session, reply.storage_update_marker or None)
     return session
 
 
@@ -122,7 +123,7 @@ class RemoteSessionService(BaseSessionService):
                         app_name=session.app_name, user_id=session.user_id, session_id=session.id
                     ),
                     last_update_time=session.last_update_time,
-                    storage_update_marker=session._storage_update_marker or "",
+                    storage_update_marker=storage_update_marker(session) or "",
                     last_event_id=session.events[-1].id if session.events else "",
                     event_json=event.model_dump_json(),
                 ),
@@ -130,5 +131,5 @@ class RemoteSessionService(BaseSessionService):
         except StaleSession as exc:
             raise StaleSessionError(exc.message) from None
         session.last_update_time = reply.last_update_time
-        session._storage_update_marker = reply.storage_update_marker or None
+        set_storage_update_marker(session, reply.storage_update_marker or None)
         return self._commit_event_to_session(session, event)

@@ -16,6 +16,7 @@ from google.adk.sessions.base_session_service import GetSessionConfig
 from google.adk.sessions.session import Session
 from pydantic import ValidationError
 
+from services.common.adk.internals import set_storage_update_marker
 from services.common.errors import Conflict, InvalidArgument
 from services.common.settings import DATA_FOLDER_NAME
 from services.sessions.formatting import format_session_for_ui
@@ -161,7 +162,7 @@ class SessionsService:
             last_update_time=last_update_time,
             events=[Event(id=last_event_id, author="")] if last_event_id else [],
         )
-        session._storage_update_marker = storage_update_marker or None
+        set_storage_update_marker(session, storage_update_marker or None)
         await self.store.append_event(session, event)
         session.events = session.events[-1:]
         return session

@@ -8,6 +8,7 @@ import grpc
 from zocrates.sessions.v1 import sessions_pb2 as pb
 from zocrates.sessions.v1 import sessions_pb2_grpc as pb_grpc
 
+from services.common.adk.internals import storage_update_marker
 from services.sessions.service import SessionsService
 
 
@@ -32,7 +33,7 @@ class SessionServicer(pb_grpc.SessionServiceServicer):
         )
         return pb.SessionReply(
             session_json=session.model_dump_json(),
-            storage_update_marker=session._storage_update_marker or "",
+            storage_update_marker=storage_update_marker(session) or "",
         )
 
     async def GetSession(
@@ -46,7 +47,7 @@ class SessionServicer(pb_grpc.SessionServiceServicer):
         )
         return pb.SessionReply(
             session_json=session.model_dump_json(),
-            storage_update_marker=session._storage_update_marker or "",
+            storage_update_marker=storage_update_marker(session) or "",
         )
 
     async def ListSessions(
@@ -80,7 +81,7 @@ class SessionServicer(pb_grpc.SessionServiceServicer):
         return pb.AppendEventReply(
             event_json=session.events[-1].model_dump_json() if session.events else "",
             last_update_time=session.last_update_time,
-            storage_update_marker=session._storage_update_marker or "",
+            storage_update_marker=storage_update_marker(session) or "",
         )
 
     # ---- UI-level ----

@@ -37,8 +37,9 @@ from typing import Any
 
 import pytest
 
-from services.agent.research.agents import COORDINATOR, SEARCH_SUBAGENT, SYNTHESIZER
+from services.agent.research.agents import COORDINATOR, SEARCH_SUBAGENT
 from services.agent.research.runtime import API_KEY_ENV
+from services.common.adk.names import SYNTHESIZER
 from tests.support import zotero_fixture as zf
 from tests.support.openai_server import OpenAIServer, serve_openai
 from tests.support.ports import free_base_port

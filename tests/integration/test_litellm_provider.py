@@ -39,13 +39,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from services.agent.models import (
+from services.common.errors import InvalidArgument
+from services.common.models import (
     LITELLM_PROVIDERS,
     OFFLINE_MODEL,
     describe_model,
     resolve_model,
 )
-from services.common.errors import InvalidArgument
 from tests.support.processes import fresh_python_report
 from tests.support.scripted_llm import ScriptedLlm
 
@@ -362,7 +362,7 @@ async def test_streaming_assembles_chunked_text_and_a_chunked_tool_call(
 def test_importing_litellm_through_models_py_touches_no_network() -> None:
     """In a fresh interpreter without the env var: models.py must keep LiteLLM local."""
     script = """
-        from services.agent.models import resolve_model
+        from services.common.models import resolve_model
         model = resolve_model("openrouter/meta-llama/llama-3.1-8b-instruct", api_key="k")
         model.capabilities  # makes LiteLLM look the model up in its cost map
         import litellm

@@ -39,14 +39,10 @@ import pytest_asyncio
 
 from services.agent.client import AgentClient
 from services.agent.library.tools import SEARCH_CORPUS
-from services.agent.research.agents import (
-    COORDINATOR,
-    SEARCH_LIBRARY,
-    SEARCH_SUBAGENT,
-    SYNTHESIZER,
-)
+from services.agent.research.agents import COORDINATOR, SEARCH_SUBAGENT
 from services.agent.research.retrieval_tools import CONCLUDE_SEARCH, REQUEST_SEARCH_EXTENSION
 from services.agent.research.runtime import API_KEY_ENV
+from services.common.adk.names import SEARCH_LIBRARY, SYNTHESIZER
 from tests.support import zotero_fixture as zf
 from tests.support.openai_server import NetworkLog, OpenAIServer, record_network, serve_openai
 from tests.support.research_model import (

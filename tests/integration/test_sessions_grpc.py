@@ -10,7 +10,7 @@ import grpc
 import httpx
 import pytest
 from google.adk.agents.llm_agent import LlmAgent
-from google.adk.errors._stale_session_error import StaleSessionError
+from google.adk.errors import StaleSessionError
 from google.adk.errors.already_exists_error import AlreadyExistsError
 from google.adk.runners import Runner
 from google.adk.sessions.base_session_service import GetSessionConfig

@@ -102,6 +102,23 @@ def request_input(
     )
 
 
+CHECKPOINT_PAYLOAD = {"aspects": ["methods", "datasets"], "extension": 1}
+
+
+def checkpointed_turn(interrupt_id: str = "interrupt_ext_1", inv: str = "inv-9") -> list[Event]:
+    """A research turn paused at a deep-research checkpoint (payload ``CHECKPOINT_PAYLOAD``)."""
+    return [
+        user_text("deep research please", invocation_id=inv),
+        model_text("searching", invocation_id=inv),
+        request_input(
+            interrupt_id,
+            invocation_id=inv,
+            payload=CHECKPOINT_PAYLOAD,
+            message="Deep research limit reached. Continue?",
+        ),
+    ]
+
+
 def request_input_response(
     interrupt_id: str, *, invocation_id: str, response: dict[str, Any]
 ) -> Event:

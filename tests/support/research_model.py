@@ -29,13 +29,12 @@ from services.agent.library.tools import SEARCH_CORPUS
 from services.agent.research.agents import (
     COORDINATOR,
     COORDINATOR_INSTRUCTION,
-    SEARCH_LIBRARY,
     SEARCH_SUBAGENT,
     SUBAGENT_INSTRUCTION,
-    SYNTHESIZER,
     SYNTHESIZER_INSTRUCTION,
 )
 from services.agent.research.retrieval_tools import CONCLUDE_SEARCH, REQUEST_SEARCH_EXTENSION
+from services.common.adk.names import SEARCH_LIBRARY, SYNTHESIZER
 from tests.support.openai_server import ToolCall, message_text
 
 # Evidence block n of the synthesizer's prompt (evidence.synthesis_prompt): its number, item

@@ -32,11 +32,10 @@ from services.agent.research.pipeline import (
 )
 from services.agent.research.retrieval_tools import make_subagent_tools
 from services.agent.research.usage import UsageCallback
+from services.common.adk.names import SEARCH_LIBRARY, SYNTHESIZER
 
-SEARCH_LIBRARY = "search_library"
 COORDINATOR = "coordinator"
 SEARCH_SUBAGENT = "search_subagent"
-SYNTHESIZER = "synthesizer"
 
 COORDINATOR_INSTRUCTION = """\
 You are Zocrates, a research assistant working inside the user's Zotero library.

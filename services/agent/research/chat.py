@@ -27,10 +27,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from google.adk.agents.run_config import RunConfig, StreamingMode
-from google.adk.errors._stale_session_error import StaleSessionError
-from google.adk.events._abort_events import _build_abort_events
+from google.adk.errors import StaleSessionError
 from google.adk.events.event import Event
-from google.adk.runners import Runner, _find_active_task_scope
+from google.adk.runners import Runner
 from google.adk.sessions.base_session_service import BaseSessionService
 from google.adk.sessions.session import Session
 from google.genai import types
@@ -40,9 +39,12 @@ from services.agent.research.sealing import closing_events
 from services.agent.research.session_locks import SessionLocks, wait_through_cancellation
 from services.agent.research.turn_scope import TurnScope
 from services.agent.research.wire import WireEvent, search_result, wire_events
+from services.common.adk.history import find_pending_hitl
+from services.common.adk.internals import build_abort_events
+from services.common.adk.names import REQUEST_INPUT
+from services.common.adk.runner import find_active_task_scope
 from services.common.errors import Conflict, InvalidArgument, NotFound, StaleSession
 from services.common.turn_usage import turn_usage
-from services.sessions.formatting import REQUEST_INPUT_CALL, find_pending_hitl
 
 logger = logging.getLogger(__name__)
 
@@ -94,7 +96,7 @@ class ChatService:
         """Seal an invocation that ended without ADK sealing it (a crash, a failed write): its
         dangling calls get error responses and ADK then counts its isolation scopes as closed,
         so the next question reaches the coordinator instead of a dead search pipeline."""
-        events = _build_abort_events(
+        events = build_abort_events(
             session.events,
             invocation_id=invocation_id,
             root_agent_name=self.runner.agent.name,
@@ -112,7 +114,7 @@ class ChatService:
         return session
 
     async def _seal_dead_scope(self, session: Session) -> Session:
-        active = _find_active_task_scope(session)
+        active = find_active_task_scope(session)
         if active is None or find_pending_hitl(session.events) is not None:
             return session  # nothing open, or a checkpoint legitimately waiting
         _, invocation_id = active
@@ -190,7 +192,7 @@ class ChatService:
                 types.Part(
                     function_response=types.FunctionResponse(
                         id=interrupt_id,
-                        name=REQUEST_INPUT_CALL,
+                        name=REQUEST_INPUT,
                         response={"action": action, "guidance": guidance},
                     )
                 )

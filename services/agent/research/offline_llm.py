@@ -33,6 +33,7 @@ from services.agent.research.followups import Turn, standalone_request
 from services.agent.research.offline_answer import compose_answer, scorer_from_reranker
 from services.agent.research.offline_questions import question_parts, subject_queries
 from services.agent.research.offline_sentences import Block, parse_blocks
+from services.common.adk.names import SEARCH_LIBRARY
 
 OFFLINE_NOTICE = (
     "*Offline extractive answer: Zocrates' built-in model quotes sentences from your papers "
@@ -220,10 +221,10 @@ class OfflineLlm(BaseLlm):
         texts = [p.text for p in last.parts or [] if p.text]
         if texts:
             message = " ".join(texts).strip()
-            return _call("search_library", request=standalone_request(message, _history(request)))
+            return _call(SEARCH_LIBRARY, request=standalone_request(message, _history(request)))
         for part in last.parts or []:
             fr = part.function_response
-            if fr is not None and fr.name == "search_library":
+            if fr is not None and fr.name == SEARCH_LIBRARY:
                 answer = (fr.response or {}).get("answer") or "The research pipeline stopped."
                 return LlmResponse(
                     content=types.Content(role="model", parts=[types.Part(text=str(answer))])
@@ -322,9 +323,9 @@ def _history(request: LlmRequest) -> list[Turn]:
     for content in request.contents[:-1]:
         for part in content.parts or []:
             call, response = part.function_call, part.function_response
-            if call is not None and call.name == "search_library":
+            if call is not None and call.name == SEARCH_LIBRARY:
                 asked = str((call.args or {}).get("request") or "")
-            elif response is not None and response.name == "search_library" and asked:
+            elif response is not None and response.name == SEARCH_LIBRARY and asked:
                 citations = (response.response or {}).get("citations") or []
                 titles = tuple(str(c.get("title") or "") for c in citations if c.get("title"))
                 turns.append(Turn(asked, titles))

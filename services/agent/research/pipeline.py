@@ -32,13 +32,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from google.adk.agents.context import Context
-from google.adk.agents.llm.task._finish_task_tool import (
-    FINISH_TASK_ERROR_RESULT,
-    FINISH_TASK_SUCCESS_RESULT,
-)
 from google.adk.agents.llm_agent import LlmAgent
 from google.adk.workflow import node
-from google.adk.workflow._errors import NodeInterruptedError
 from google.genai import types
 
 from services.agent.research import evidence as ev
@@ -62,6 +57,12 @@ from services.agent.research.pipeline_nodes import (
     persist_hitl_snapshot,
     recover_isolation_scope,
     search_budget_checkpoint,
+)
+from services.common.adk.internals import (
+    FINISH_TASK_ERROR_RESULT,
+    FINISH_TASK_SUCCESS_RESULT,
+    NodeInterruptedError,
+    invocation_context,
 )
 from services.common.errors import ZocratesError
 
@@ -159,7 +160,7 @@ def build_search_pipeline(deps: PipelineDeps) -> Any:
     @node(name=PIPELINE_NODE, rerun_on_resume=True)
     async def search_library_pipeline(ctx: Context, node_input: dict[str, Any]) -> Any:
         scope = ensure_isolation_scope(ctx)
-        ic = ctx._invocation_context
+        ic = invocation_context(ctx)
         root_user_content = ic.user_content
         ic.user_content = None  # subagents get their node_input only, not the chat nudge
         request = str(node_input.get("request") or "")

@@ -6,16 +6,16 @@ from __future__ import annotations
 from typing import Any
 
 from google.adk.agents.context import Context
-from google.adk.agents.llm.task._finish_task_tool import FINISH_TASK_TOOL_NAME
-from google.adk.events._rewind_events import _apply_rewinds
 from google.adk.events.event import Event
 from google.adk.events.request_input import RequestInput
-from google.adk.utils._function_call_names import REQUEST_INPUT_FUNCTION_CALL_NAME
 from google.adk.workflow import node
 from google.genai import types
 
 from services.agent.research import state_keys as sk
 from services.agent.research.harness import Ceilings
+from services.common.adk.history import live_events
+from services.common.adk.internals import invocation_context
+from services.common.adk.names import FINISH_TASK, REQUEST_INPUT
 
 CHECKPOINT_NODE = "search_budget_checkpoint"
 SCOPE_PREFIX = "search_pipeline:"
@@ -34,20 +34,20 @@ def interrupt_answer(ctx: Context, interrupt_id: str) -> dict[str, Any] | None:
     picks up an answer meant for another.
     """
     asked = False
-    for event in _apply_rewinds(ctx.session.events):
+    for event in live_events(ctx.session.events):
         if event.invocation_id != ctx.invocation_id:
             continue
         for fc in event.get_function_calls():
             if (
                 fc.id == interrupt_id
-                and fc.name == REQUEST_INPUT_FUNCTION_CALL_NAME
+                and fc.name == REQUEST_INPUT
                 and event.isolation_scope == ctx.isolation_scope
             ):
                 asked = True
         if not asked:
             continue
         for fr in event.get_function_responses():
-            if fr.id == interrupt_id and fr.name == REQUEST_INPUT_FUNCTION_CALL_NAME:
+            if fr.id == interrupt_id and fr.name == REQUEST_INPUT:
                 return dict(fr.response or {})
     if not asked:
         return None
@@ -80,7 +80,7 @@ def ensure_isolation_scope(ctx: Context) -> str | None:
     scope = recover_isolation_scope(ctx)
     if scope and not ctx.isolation_scope:
         ctx.isolation_scope = scope
-        ctx._invocation_context.isolation_scope = scope
+        invocation_context(ctx).isolation_scope = scope
     return scope
 
 
@@ -132,7 +132,7 @@ async def close_isolation_scope(ctx: Context, node_input: dict[str, Any]) -> Any
             parts=[
                 types.Part(
                     function_response=types.FunctionResponse(
-                        name=FINISH_TASK_TOOL_NAME, response={"result": node_input["result"]}
+                        name=FINISH_TASK, response={"result": node_input["result"]}
                     )
                 )
             ],

@@ -14,8 +14,6 @@ from google.adk.runners import Runner
 from google.adk.sessions.base_session_service import BaseSessionService
 
 from services.agent.library.tools import Tool
-from services.agent.models import resolve_model
-from services.agent.research import adk_compat
 from services.agent.research.agents import build_coordinator
 from services.agent.research.chat import ChatService, SessionLocks
 from services.agent.research.citations import library_page_reader
@@ -23,7 +21,9 @@ from services.agent.research.harness import Harness
 from services.agent.research.offline_llm import OfflineLlm
 from services.agent.research.pipeline import Reranker
 from services.agent.research.usage import usage_recorder
+from services.common.adk import compat as adk_compat
 from services.common.app_config import ConfigStore, ZocratesConfig
+from services.common.models import resolve_model
 
 logger = logging.getLogger(__name__)
 

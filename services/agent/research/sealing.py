@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from google.adk.agents.llm.task._finish_task_tool import (
-    FINISH_TASK_ERROR_RESULT,
-    FINISH_TASK_TOOL_NAME,
-)
-from google.adk.events._abort_events import _INVOCATION_ABORTED as ABORTED_CODE
 from google.adk.events.event import Event
 from google.adk.sessions.session import Session
 from google.genai import types
+
+from services.common.adk.internals import FINISH_TASK_ERROR_RESULT
+from services.common.adk.internals import INVOCATION_ABORTED as ABORTED_CODE
+from services.common.adk.names import FINISH_TASK
 
 
 def closing_events(session: Session, invocation_id: str) -> list[Event]:
@@ -30,7 +29,7 @@ def closing_events(session: Session, invocation_id: str) -> list[Event]:
                 parts=[
                     types.Part(
                         function_response=types.FunctionResponse(
-                            name=FINISH_TASK_TOOL_NAME,
+                            name=FINISH_TASK,
                             response={"result": FINISH_TASK_ERROR_RESULT},
                         )
                     )

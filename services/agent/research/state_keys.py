@@ -3,6 +3,9 @@
 ``temp:`` keys live only for one invocation (ADK strips them before persisting); everything a
 paused turn needs after a restart is copied into ``HITL_SNAPSHOT``, which is persisted and
 cleared when the turn ends.
+
+The keys of a prompt's state delta that the sessions service reads back (``snippets``,
+``active_context_items``, ``active_collection``) are in :mod:`services.common.adk.names`.
 """
 
 from __future__ import annotations
@@ -10,15 +13,10 @@ from __future__ import annotations
 # Persistent (session-wide).
 HITL_SNAPSHOT = "hitl_snapshot"
 RETRIEVED_EVIDENCE = "retrieved_evidence"  # audit of the last MAX_AUDIT_HISTORY_TURNS turns
-ACTIVE_CONTEXT_ITEMS = "active_context_items"
 ACTIVE_CONTEXT_ITEMS_STR = "active_context_items_str"
-ACTIVE_COLLECTION = "active_collection"
 FOCAL_SNIPPETS_STR = "focal_snippets_str"  # keys stripped: coordinator and synthesizer
 FOCAL_SNIPPETS_KEYED_STR = "focal_snippets_keyed_str"  # with keys: the retrieval subagent
 SEARCH_SCOPE = "search_scope"  # what search_corpus searches: "library", "collection:K", keys
-
-# Per user event (state_delta of the prompt), so a rewind restores them exactly.
-SNIPPETS = "snippets"
 
 # Per invocation.
 TEMP_RETRIEVED_EVIDENCE = "temp:retrieved_evidence"

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from services.agent.research import state_keys as sk
+from services.common.adk import names
 
 
 @dataclass
@@ -35,8 +36,8 @@ class TurnScope:
         else:
             scope, header = "library", ""
         return {
-            sk.ACTIVE_CONTEXT_ITEMS: list(self.items) or None,
-            sk.ACTIVE_COLLECTION: (
+            names.ACTIVE_CONTEXT_ITEMS: list(self.items) or None,
+            names.ACTIVE_COLLECTION: (
                 {"key": self.collection_key, "name": self.collection_name}
                 if self.collection_key
                 else None
@@ -45,7 +46,7 @@ class TurnScope:
             sk.SEARCH_SCOPE: scope,
             sk.FOCAL_SNIPPETS_STR: focal_snippets_str(self.snippets, with_keys=False),
             sk.FOCAL_SNIPPETS_KEYED_STR: focal_snippets_str(self.snippets, with_keys=True),
-            sk.SNIPPETS: list(self.snippets),
+            names.SNIPPETS: list(self.snippets),
         }
 
 

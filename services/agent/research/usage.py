@@ -16,8 +16,8 @@ from collections.abc import Awaitable, Callable
 from google.adk.agents.callback_context import CallbackContext
 from google.adk.models.llm_response import LlmResponse
 
-from services.agent.models import describe_model, price_name
 from services.common.model_prices import call_cost
+from services.common.models import describe_model, price_name
 from services.common.turn_usage import stamp_call
 
 UsageCallback = Callable[[CallbackContext, LlmResponse], Awaitable[None]]

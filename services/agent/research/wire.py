@@ -7,8 +7,7 @@ from typing import Any
 
 from google.adk.events.event import Event
 
-from services.agent.research.agents import SEARCH_LIBRARY, SYNTHESIZER
-from services.sessions.formatting import REQUEST_INPUT_CALL
+from services.common.adk.names import FINISH_TASK, REQUEST_INPUT, SEARCH_LIBRARY, SYNTHESIZER
 
 _ARG_PREVIEW = 300
 
@@ -50,7 +49,7 @@ def wire_events(event: Event) -> list[WireEvent]:
     for part in parts:
         if part.function_call is not None:
             call = part.function_call
-            if call.name == REQUEST_INPUT_CALL:
+            if call.name == REQUEST_INPUT:
                 args = dict(call.args or {})
                 out.append(
                     (
@@ -69,7 +68,7 @@ def wire_events(event: Event) -> list[WireEvent]:
             )
         elif part.function_response is not None:
             fr = part.function_response
-            if fr.name in (REQUEST_INPUT_CALL, "finish_task"):
+            if fr.name in (REQUEST_INPUT, FINISH_TASK):
                 continue
             body.append({"function_response": _result_summary(fr.name or "", fr.response or {})})
         elif part.text:

@@ -5,10 +5,8 @@ offline model's aspect and coverage rules."""
 from __future__ import annotations
 
 from google.adk.events.event import Event
-from google.adk.flows.llm_flows.context import _contents
 from google.genai import types
 
-from services.agent.research import adk_compat
 from services.agent.research import evidence as ev
 from services.agent.research.harness import (
     Ceilings,
@@ -17,6 +15,7 @@ from services.agent.research.harness import (
     should_checkpoint,
 )
 from services.agent.research.offline_llm import aspects_of, covered
+from services.common.adk import compat as adk_compat
 
 
 def test_each_extension_grows_all_three_ceilings_up_to_the_terminal_cap() -> None:
@@ -110,9 +109,9 @@ def test_request_input_events_never_reach_a_prompt() -> None:
         ),
     )
     text = Event(author="user", content=types.Content(role="user", parts=[types.Part(text="q")]))
-    include = _contents._should_include_event_in_context
-    assert not include(None, call) and not include(None, answer)
-    assert include(None, text)
+    include = adk_compat.event_reaches_prompt
+    assert not include(call) and not include(answer)
+    assert include(text)
 
 
 def test_offline_aspects_and_coverage() -> None:

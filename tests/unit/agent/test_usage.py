@@ -9,9 +9,9 @@ from google.adk.runners import Runner
 from google.adk.sessions.in_memory_session_service import InMemorySessionService
 from google.genai import types
 
-from services.agent.models import price_name
 from services.agent.research.usage import usage_recorder
 from services.common.model_prices import call_cost
+from services.common.models import price_name
 from services.common.turn_usage import USAGE_KEY, turn_usage
 from tests.support.scripted_llm import ScriptedToolLlm
 

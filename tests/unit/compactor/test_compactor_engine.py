@@ -7,8 +7,8 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
-from google.adk.flows.llm_flows.context._contents import _get_contents
 
+from services.common.adk.compat import get_contents
 from services.common.app_config import ZocratesConfig
 from services.compactor.decision import DecisionsApiClient
 from services.compactor.engine import evaluate_and_compact
@@ -90,7 +90,7 @@ async def test_probe_compress_appends_a_summary_keeping_k_turns(
     s.append(outcome.event)
     texts = [
         p.text or (p.function_call and "call") or (p.function_response and "result")
-        for c in _get_contents(None, s.events, COORDINATOR)
+        for c in get_contents(None, s.events, COORDINATOR)
         for p in c.parts
     ]
     assert texts == [

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from google.adk.flows.llm_flows.context._contents import _get_contents
 from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 
+from services.common.adk.compat import get_contents
 from services.common.errors import Unavailable
 from services.compactor.summarizer import (
     EXTRACTIVE_HEADER,
@@ -77,7 +77,7 @@ def test_compaction_hides_turns_1_to_n_minus_k_in_adks_coordinator_contents() ->
     s.append(compaction_event(plan, "SUMMARY OF TURNS 1-2"))
 
     # ADK's own builder of an LlmRequest's contents, for the unscoped coordinator.
-    texts = _texts(_get_contents(None, s.events, COORDINATOR))
+    texts = _texts(get_contents(None, s.events, COORDINATOR))
 
     assert texts[0] == "SUMMARY OF TURNS 1-2"
     assert texts[1:] == [
@@ -90,7 +90,7 @@ def test_compaction_hides_turns_1_to_n_minus_k_in_adks_coordinator_contents() ->
     ]
     # A scoped pipeline agent's view is untouched by the unscoped summary.
     scope = next(e.isolation_scope for e in s.events if e.isolation_scope)
-    scoped_texts = _texts(_get_contents(None, s.events, "search_subagent", isolation_scope=scope))
+    scoped_texts = _texts(get_contents(None, s.events, "search_subagent", isolation_scope=scope))
     assert "SUMMARY OF TURNS 1-2" not in scoped_texts
 
 

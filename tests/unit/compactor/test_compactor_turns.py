@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from services.common.adk.history import live_events
 from services.compactor.turns import (
     ANSWER_FALLBACK_CHARS,
     Turn,
     coordinator_prompt_tokens,
     decision_state,
     extract_turns,
-    live_events,
     prior_compaction,
     serialize_dialogue,
     turns_since,

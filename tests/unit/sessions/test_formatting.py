@@ -1,4 +1,6 @@
-"""ADK events -> the UI session object: rewinds, compaction, thoughts, tool calls, pending_hitl."""
+"""ADK events -> the UI session object: rewinds, compaction, thoughts, tool calls, usage.
+
+Which events are live and the pending checkpoint: tests/unit/common/test_adk_history.py."""
 
 from __future__ import annotations
 
@@ -10,14 +12,12 @@ from google.adk.events.event import Event
 from google.adk.sessions.session import Session
 from google.genai import types
 
+from services.common.adk.history import live_events_without_compactions
 from services.common.turn_usage import USAGE_KEY
-from services.sessions.formatting import (
-    find_pending_hitl,
-    format_messages,
-    format_session_for_ui,
-    live_events,
-)
+from services.sessions.formatting import format_messages, format_session_for_ui
 from tests.support.adk_events import (
+    CHECKPOINT_PAYLOAD,
+    checkpointed_turn,
     compaction,
     model_text,
     request_input,
@@ -27,7 +27,7 @@ from tests.support.adk_events import (
     user_text,
 )
 
-PAYLOAD = {"aspects": ["methods", "datasets"], "extension": 1}
+PAYLOAD = CHECKPOINT_PAYLOAD
 
 
 def _texts(messages: list[dict]) -> list[str]:
@@ -100,8 +100,12 @@ def test_compaction_events_are_dropped() -> None:
     second = user_text("q2", invocation_id="inv-2", ts=102.0)
     events = [first, answer, summary, second]
 
-    assert summary not in live_events(events)
-    assert [e.id for e in live_events(events)] == [first.id, answer.id, second.id]
+    assert summary not in live_events_without_compactions(events)
+    assert [e.id for e in live_events_without_compactions(events)] == [
+        first.id,
+        answer.id,
+        second.id,
+    ]
     messages = format_messages(events)
     assert _texts(messages) == ["q1", "a1", "q2"]
     assert all("SUMMARY" not in m["text"] for m in messages)
@@ -116,7 +120,7 @@ def test_rewind_removes_rewound_invocation_and_marker() -> None:
     q3 = user_text("q3", invocation_id="inv-3")
     events = [q1, a1, q2, a2, marker, q3]
 
-    live_ids = [e.id for e in live_events(events)]
+    live_ids = [e.id for e in live_events_without_compactions(events)]
     assert live_ids == [q1.id, a1.id, q3.id]
     messages = format_messages(events)
     assert _texts(messages) == ["q1", "a1", "q3"]
@@ -243,95 +247,6 @@ def test_user_turn_context_subset_and_none_for_library_scope() -> None:
     assert message["context"] == {"active_context_items": None, "active_mode": "library"}
 
 
-# --- pending_hitl --------------------------------------------------------------------------
-
-
-def _checkpointed_turn(interrupt_id: str = "interrupt_ext_1", inv: str = "inv-9") -> list[Event]:
-    return [
-        user_text("deep research please", invocation_id=inv),
-        model_text("searching", invocation_id=inv),
-        request_input(
-            interrupt_id,
-            invocation_id=inv,
-            payload=PAYLOAD,
-            message="Deep research limit reached. Continue?",
-        ),
-    ]
-
-
-def test_pending_hitl_from_unanswered_request_input() -> None:
-    assert find_pending_hitl(_checkpointed_turn()) == {
-        "interrupt_id": "interrupt_ext_1",
-        "invocation_id": "inv-9",
-        "message": "Deep research limit reached. Continue?",
-        "payload": PAYLOAD,
-    }
-
-
-def test_no_pending_hitl_without_checkpoint() -> None:
-    events = [user_text("hi", invocation_id="inv-1"), model_text("hello", invocation_id="inv-1")]
-    assert find_pending_hitl(events) is None
-
-
-def test_pending_hitl_cleared_once_answered() -> None:
-    events = [
-        *_checkpointed_turn(),
-        request_input_response(
-            "interrupt_ext_1", invocation_id="inv-9", response={"decision": "stop"}
-        ),
-    ]
-    assert find_pending_hitl(events) is None
-
-
-def test_answer_to_another_id_does_not_clear() -> None:
-    events = [
-        *_checkpointed_turn(),
-        request_input_response("interrupt_ext_0", invocation_id="inv-9", response={}),
-    ]
-    pending = find_pending_hitl(events)
-    assert pending is not None and pending["interrupt_id"] == "interrupt_ext_1"
-
-
-def test_pending_hitl_cleared_when_invocation_rewound() -> None:
-    events = [
-        user_text("earlier", invocation_id="inv-1"),
-        model_text("earlier answer", invocation_id="inv-1"),
-        *_checkpointed_turn(inv="inv-9"),
-        rewind("inv-9"),
-    ]
-    assert find_pending_hitl(events) is None
-    assert _texts(format_messages(events)) == ["earlier", "earlier answer"]
-
-
-def test_second_checkpoint_open_after_first_answered() -> None:
-    inv = "inv-9"
-    events = [
-        *_checkpointed_turn("interrupt_ext_1", inv),
-        request_input_response("interrupt_ext_1", invocation_id=inv, response={"go": True}),
-        model_text("searching more", invocation_id=inv),
-        request_input(
-            "interrupt_ext_2", invocation_id=inv, payload={"extension": 2}, message="Again?"
-        ),
-    ]
-    assert find_pending_hitl(events) == {
-        "interrupt_id": "interrupt_ext_2",
-        "invocation_id": inv,
-        "message": "Again?",
-        "payload": {"extension": 2},
-    }
-
-
-def test_only_second_checkpoint_answered_leaves_first_open() -> None:
-    inv = "inv-9"
-    events = [
-        *_checkpointed_turn("interrupt_ext_1", inv),
-        request_input("interrupt_ext_2", invocation_id=inv, payload={}, message="Again?"),
-        request_input_response("interrupt_ext_2", invocation_id=inv, response={}),
-    ]
-    pending = find_pending_hitl(events)
-    assert pending is not None and pending["interrupt_id"] == "interrupt_ext_1"
-
-
 # --- the whole session ---------------------------------------------------------------------
 
 
@@ -341,7 +256,7 @@ def test_format_session_for_ui_shape_and_json() -> None:
         user_text("q", invocation_id="inv-1", state_delta=delta),
         model_text("a", thought="t", invocation_id="inv-1"),
         tool_call("search_library", {"query": "x", "filters": {"year": 2020}}, invocation_id="i2"),
-        *_checkpointed_turn(inv="inv-3"),
+        *checkpointed_turn(inv="inv-3"),
     ]
     session = _session(events, last_update_time=1_700_000_999.5)
     out = format_session_for_ui(session, title="My chat", created_at=1_700_000_000.25)
@@ -375,21 +290,6 @@ def test_formatting_does_not_mutate_events() -> None:
     before = [e.model_dump() for e in events]
     format_session_for_ui(_session(events), title="t", created_at=0.0)
     assert [e.model_dump() for e in events] == before
-
-
-def test_a_checkpoint_of_an_aborted_invocation_is_not_pending() -> None:
-    from google.adk.events._abort_events import _build_abort_events
-
-    events = [
-        user_text("q", invocation_id="inv-1"),
-        request_input("interrupt_ext_1", invocation_id="inv-1", payload=PAYLOAD, message="m"),
-    ]
-    assert find_pending_hitl(events) is not None
-    sealed = _build_abort_events(
-        events, invocation_id="inv-1", root_agent_name="coordinator", branch=None
-    )
-    assert sealed  # ADK answers the dangling call with an error, authored by the node
-    assert find_pending_hitl(events + sealed) is None
 
 
 # --- usage ----------------------------------------------------------------------------------

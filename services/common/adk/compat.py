@@ -1,13 +1,14 @@
-"""Fixes to google-adk 2.13 that research turns need, applied once per process.
+"""Fixes to google-adk 2.13's prompt assembly that research turns need, and that assembly
+itself for the tests and benchmarks that check what a prompt shows.
 
 ``patch_request_input_context_filter``: ADK keeps its own framework calls out of a model's
 prompt but not ``adk_request_input`` (the checkpoint's call and the user's answer to it). Left
 in, a resumed search subagent would be shown the checkpoint exchange as quoted agent content.
 The wrapper drops those events from prompts only; they stay in the session, where the runner
-needs them to resolve the interrupt.
+needs them to resolve the interrupt. The agent applies it once per process (:func:`apply`).
 
-What is *not* patched: the seed's rewind fix for ``_find_active_task_scope``; ADK 2.13 already
-applies rewinds there (tested in tests/integration/test_research_turns.py).
+What is *not* patched: a rewind fix for ``_find_active_task_scope``; ADK 2.13 already applies
+rewinds there (tested in tests/integration/test_research_turns.py).
 """
 
 from __future__ import annotations
@@ -16,22 +17,15 @@ from typing import Any
 
 from google.adk.events.event import Event
 from google.adk.flows.llm_flows.context import _contents
-from google.adk.utils._function_call_names import REQUEST_INPUT_FUNCTION_CALL_NAME
+
+from services.common.adk.history import is_request_input_event
 
 _PATCHED = "_zocrates_request_input_filter"
 
+# ADK's prompt assembly: the contents an agent's next model call would be shown.
+get_contents = _contents._get_contents
 
-def is_request_input_event(event: Event) -> bool:
-    if not event.content or not event.content.parts:
-        return False
-    for part in event.content.parts:
-        call = part.function_call
-        response = part.function_response
-        if (call is not None and call.name == REQUEST_INPUT_FUNCTION_CALL_NAME) or (
-            response is not None and response.name == REQUEST_INPUT_FUNCTION_CALL_NAME
-        ):
-            return True
-    return False
+__all__ = ["apply", "event_reaches_prompt", "get_contents", "patch_request_input_context_filter"]
 
 
 def patch_request_input_context_filter() -> None:
@@ -48,6 +42,11 @@ def patch_request_input_context_filter() -> None:
 
     setattr(_should_include_event_in_context, _PATCHED, True)
     _contents._should_include_event_in_context = _should_include_event_in_context  # type: ignore[assignment]
+
+
+def event_reaches_prompt(event: Event, *, branch: str | None = None) -> bool:
+    """Whether ADK's prompt assembly, as currently patched, would show ``event``."""
+    return bool(_contents._should_include_event_in_context(branch, event))
 
 
 def apply() -> None:
