@@ -8,6 +8,7 @@ import logging
 from collections.abc import AsyncIterator
 
 from fastapi import Depends, FastAPI
+from fastapi.responses import JSONResponse
 from fastapi.security import HTTPBearer
 
 from services.agent.client import AgentClient
@@ -105,6 +106,10 @@ def create_app(settings: GatewaySettings) -> FastAPI:
         ),
         lifespan=lifespan,
         dependencies=[Depends(_bearer)],
+        # Named, not left to the default: with a response model FastAPI's default renders
+        # through pydantic's JSON writer, which spells some numbers differently (0.0000312
+        # for 3.12e-05). JSONResponse keeps json.dumps, as for the error bodies.
+        default_response_class=JSONResponse,
     )
     install_error_handlers(app)
     app.include_router(system.router)

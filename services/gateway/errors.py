@@ -1,13 +1,19 @@
-"""The gateway's one mapping from errors to HTTP: ``{"status": "error", "code", "message"}``."""
+"""The gateway's one mapping from errors to HTTP: ``{"status": "error", "code", "message"}``.
+
+:class:`ErrorBody` is that body; :func:`error_responses` documents it in OpenAPI for the status
+codes a route can answer with, so ``/docs`` shows the same shape for every error.
+"""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from typing import Any, Literal
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from services.common.errors import ZocratesError
@@ -26,12 +32,54 @@ _HTTP_CODES = {
 }
 
 
+class ErrorBody(BaseModel):
+    """Every error the gateway answers, and the ``data`` of an SSE ``error`` event."""
+
+    status: Literal["error"]
+    code: str = Field(
+        description="Stable and machine-readable, to branch on (`session_not_found`)."
+    )
+    message: str = Field(description="For a person: what went wrong and what to do.")
+
+
+# What each status means at this gateway, with the codes it carries most often.
+_STATUS_DESCRIPTIONS = {
+    400: "Bad input that the request schema cannot catch (`invalid_argument` and others).",
+    401: "Missing or wrong bearer token (`unauthorized`).",
+    403: "The Host header names a host that is not allowed (`host_not_allowed`).",
+    404: "Not found (`session_not_found`).",
+    409: "The resource is busy or in a state that forbids the request.",
+    422: "The request does not match its schema (`invalid_request`).",
+    500: "Unexpected error (`internal_error`); the gateway log has the details.",
+    503: (
+        "A service is down (`sessions_unavailable`, `agent_unavailable`, ...); "
+        "retrying later may work."
+    ),
+    504: "A service did not answer in time (`sessions_timeout`, `agent_timeout`, ...).",
+}
+# Every route but /healthz: the token, the Host check, and the unexpected.
+COMMON_ERRORS = (401, 403, 500)
+# Routes that call a service.
+PEER_ERRORS = (503, 504)
+
+
+def error_responses(
+    *statuses: int, notes: Mapping[int, str] | None = None
+) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses`` for these statuses, each an :class:`ErrorBody`; ``notes``
+    replaces the generic description of a status with what it means on the route."""
+    notes = notes or {}
+    return {
+        status: {"model": ErrorBody, "description": notes.get(status, _STATUS_DESCRIPTIONS[status])}
+        for status in sorted({*statuses, *notes})
+    }
+
+
 def error_response(
     status: int, code: str, message: str, headers: Mapping[str, str] | None = None
 ) -> JSONResponse:
-    return JSONResponse(
-        {"status": "error", "code": code, "message": message}, status_code=status, headers=headers
-    )
+    body = ErrorBody(status="error", code=code, message=message)
+    return JSONResponse(body.model_dump(), status_code=status, headers=headers)
 
 
 def _describe_validation(exc: RequestValidationError) -> str:

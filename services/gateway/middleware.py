@@ -14,6 +14,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from services.common.metrics import HTTP_LATENCY, HTTP_REQUESTS
 from services.common.telemetry import extract_context
 from services.gateway.auth import host_allowed, token_matches
+from services.gateway.errors import ErrorBody
 
 PUBLIC_PATHS = frozenset({"/healthz"})
 _tracer = trace.get_tracer("zocrates.gateway")
@@ -22,7 +23,7 @@ _tracer = trace.get_tracer("zocrates.gateway")
 async def _send_error(
     send: Send, status: int, code: str, message: str, extra: list[tuple[bytes, bytes]]
 ) -> None:
-    body = json.dumps({"status": "error", "code": code, "message": message}).encode()
+    body = json.dumps(ErrorBody(status="error", code=code, message=message).model_dump()).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     await send({"type": "http.response.start", "status": status, "headers": headers + extra})
     await send({"type": "http.response.body", "body": body})

@@ -1,14 +1,23 @@
-"""Server-sent events: typed frames (``event: <type>``) with JSON ``data``."""
+"""Server-sent events: typed frames (``event: <type>``) with JSON ``data``.
+
+A stream has no single response model, so :func:`event_stream_responses` documents a stream
+route in OpenAPI: the ``text/event-stream`` media type, the event types (an OpenAPI 3.2
+``itemSchema``, as FastAPI writes for its own SSE routes) and, in the description, each
+event's ``data``.
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
 from fastapi.responses import StreamingResponse
 
 from services.common.errors import ZocratesError
+from services.gateway.errors import ErrorBody
+
+MEDIA_TYPE = "text/event-stream"
 
 
 def frame(event: str, data: dict[str, Any]) -> bytes:
@@ -16,7 +25,40 @@ def frame(event: str, data: dict[str, Any]) -> bytes:
 
 
 def error_frame(exc: ZocratesError) -> bytes:
-    return frame("error", {"status": "error", "code": exc.code, "message": exc.message})
+    return frame(
+        "error", ErrorBody(status="error", code=exc.code, message=exc.message).model_dump()
+    )
+
+
+def event_stream_responses(
+    *, description: str, events: Sequence[str], example: str
+) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses`` entry (200) of a route that answers with :func:`sse_response`."""
+    return {
+        200: {
+            "description": description,
+            "content": {
+                MEDIA_TYPE: {
+                    "schema": {
+                        "type": "string",
+                        "description": (
+                            "Frames of `event: <type>` and `data: <JSON object>`, each ended "
+                            "by a blank line."
+                        ),
+                    },
+                    "itemSchema": {
+                        "type": "object",
+                        "required": ["event", "data"],
+                        "properties": {
+                            "event": {"type": "string", "enum": list(events)},
+                            "data": {"type": "string", "contentMediaType": "application/json"},
+                        },
+                    },
+                    "example": example,
+                }
+            },
+        }
+    }
 
 
 class _StreamWithCleanup(StreamingResponse):
@@ -41,5 +83,5 @@ def sse_response(
 ) -> StreamingResponse:
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     if on_close is not None:
-        return _StreamWithCleanup(frames, on_close, media_type="text/event-stream", headers=headers)
-    return StreamingResponse(frames, media_type="text/event-stream", headers=headers)
+        return _StreamWithCleanup(frames, on_close, media_type=MEDIA_TYPE, headers=headers)
+    return StreamingResponse(frames, media_type=MEDIA_TYPE, headers=headers)

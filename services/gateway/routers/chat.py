@@ -24,11 +24,20 @@ from pydantic import BaseModel, ConfigDict, Field
 from services.agent.client import ChatScope
 from services.common.errors import Unavailable, ZocratesError
 from services.gateway.deps import SESSION_ID_PATTERN, SessionId, State
+from services.gateway.errors import COMMON_ERRORS, PEER_ERRORS, error_responses
+from services.gateway.schemas.events import CHAT_STREAM
+from services.gateway.schemas.sessions import SessionBody
 from services.gateway.sse import error_frame, frame, sse_response
 from services.gateway.state import COMPACTING, GatewayState
 
 logger = logging.getLogger(__name__)
-router = APIRouter(tags=["chat"])
+router = APIRouter(tags=["chat"], responses=error_responses(*COMMON_ERRORS, *PEER_ERRORS, 422))
+
+_BUSY = "`session_busy`: another request runs on the session"
+_STARTING = (
+    "`starting_up`: start-up maintenance has not finished; or a service is down "
+    "(`agent_unavailable`, ...)."
+)
 
 ITEM_KEY_PATTERN = r"^[A-Z0-9]{8}$"
 STARTUP_WAIT_SECONDS = 60.0
@@ -200,6 +209,17 @@ async def _close(events: AsyncIterator[Any]) -> None:
     "/chat",
     summary="Ask a question; streams `message` events, then `done` (or `request_input`)",
     response_class=StreamingResponse,
+    responses={
+        **CHAT_STREAM,
+        **error_responses(
+            notes={
+                400: "`empty_prompt`, `prompt_too_long` and other bad input.",
+                404: "`session_not_found`.",
+                409: f"{_BUSY}; `checkpoint_pending`: a checkpoint waits for an answer.",
+                503: _STARTING,
+            }
+        ),
+    },
 )
 async def chat(state: State, body: ChatBody, request: Request) -> StreamingResponse:
     await _wait_for_startup(state)
@@ -227,6 +247,17 @@ async def chat(state: State, body: ChatBody, request: Request) -> StreamingRespo
     "/chat/resume",
     summary="Answer a deep-research checkpoint; the same turn continues as SSE",
     response_class=StreamingResponse,
+    responses={
+        **CHAT_STREAM,
+        **error_responses(
+            notes={
+                400: "`invalid_action` and other bad input.",
+                404: "`session_not_found`.",
+                409: f"{_BUSY}; `stale_interrupt`: the session is not waiting for it.",
+                503: _STARTING,
+            }
+        ),
+    },
 )
 async def resume(state: State, body: ResumeBody, request: Request) -> StreamingResponse:
     await _wait_for_startup(state)
@@ -248,6 +279,16 @@ async def resume(state: State, body: ResumeBody, request: Request) -> StreamingR
 @router.post(
     "/sessions/{session_id}/rewind",
     summary="Discard a turn (and everything after it); returns the session as it is now",
+    response_model=SessionBody,
+    response_model_exclude_unset=True,
+    responses=error_responses(
+        notes={
+            400: "`invalid_invocation_id`.",
+            404: "`session_not_found`, `invocation_not_found`.",
+            409: f"{_BUSY}.",
+            503: _STARTING,
+        }
+    ),
 )
 async def rewind(state: State, session_id: SessionId, body: RewindBody) -> dict[str, Any]:
     await _wait_for_startup(state)

@@ -12,10 +12,17 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from services.common.errors import ZocratesError
 from services.gateway.deps import State
+from services.gateway.errors import COMMON_ERRORS, PEER_ERRORS, error_responses
+from services.gateway.schemas.events import SYNC_STREAM
+from services.gateway.schemas.library import LibraryStatus, Prioritized, SearchResults
 from services.gateway.sse import error_frame, frame, sse_response
 
 logger = logging.getLogger(__name__)
-router = APIRouter(prefix="/library", tags=["library"])
+router = APIRouter(
+    prefix="/library",
+    tags=["library"],
+    responses=error_responses(*COMMON_ERRORS, *PEER_ERRORS),
+)
 
 
 class SyncBody(BaseModel):
@@ -42,6 +49,7 @@ class PrioritizeBody(BaseModel):
     "/sync",
     summary="Index the Zotero library; streams `progress` events, then `done` (or `error`)",
     response_class=StreamingResponse,
+    responses={**SYNC_STREAM, **error_responses(422)},
 )
 async def sync(state: State, body: Annotated[SyncBody | None, Body()] = None) -> StreamingResponse:
     options = body or SyncBody()
@@ -64,18 +72,29 @@ async def sync(state: State, body: Annotated[SyncBody | None, Body()] = None) ->
 @router.get(
     "/status",
     summary="What the library index holds, each phase's progress, and the PDFs that need care",
+    response_model=LibraryStatus,
 )
 async def status(state: State) -> dict[str, Any]:
     return {"status": "success", **await state.agent.status()}
 
 
-@router.post("/prioritize", summary="Embed these items first (the paper open in the reader)")
+@router.post(
+    "/prioritize",
+    summary="Embed these items first (the paper open in the reader)",
+    response_model=Prioritized,
+    responses=error_responses(400, 422),
+)
 async def prioritize(state: State, body: PrioritizeBody) -> dict[str, Any]:
     pending = await state.agent.prioritize(body.item_keys)
     return {"status": "success", "item_keys": body.item_keys, "chunks_pending": pending}
 
 
-@router.get("/search", summary="Ranked passages for a query (what search_corpus returns)")
+@router.get(
+    "/search",
+    summary="Ranked passages for a query (what search_corpus returns)",
+    response_model=SearchResults,
+    responses=error_responses(400, 422),
+)
 async def search(
     state: State,
     q: Annotated[str, Query(min_length=1, max_length=2000, description="The query.")],

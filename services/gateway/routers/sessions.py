@@ -8,9 +8,21 @@ from fastapi import APIRouter, Body, status
 from pydantic import BaseModel, ConfigDict, Field
 
 from services.gateway.deps import SessionId, State
+from services.gateway.errors import COMMON_ERRORS, PEER_ERRORS, error_responses
 from services.gateway.locks.base_chat_lock import SessionBusy
+from services.gateway.schemas.base import Success
+from services.gateway.schemas.sessions import (
+    MaintenanceBody,
+    SessionBody,
+    SessionList,
+    StorageStats,
+)
 
-router = APIRouter(prefix="/sessions", tags=["sessions"])
+router = APIRouter(
+    prefix="/sessions",
+    tags=["sessions"],
+    responses=error_responses(*COMMON_ERRORS, *PEER_ERRORS),
+)
 
 MAX_TITLE = 200
 
@@ -25,12 +37,19 @@ class RenameSessionBody(BaseModel):
     title: str = Field(min_length=1, max_length=MAX_TITLE, description="The new title.")
 
 
-@router.get("", summary="List session manifests, oldest first")
+@router.get("", summary="List session manifests, oldest first", response_model=SessionList)
 async def list_sessions(state: State) -> dict[str, Any]:
     return {"status": "success", "sessions": await state.sessions.list_manifests()}
 
 
-@router.post("", status_code=status.HTTP_201_CREATED, summary="Create a session")
+@router.post(
+    "",
+    status_code=status.HTTP_201_CREATED,
+    summary="Create a session",
+    response_model=SessionBody,
+    response_model_exclude_unset=True,
+    responses=error_responses(422),
+)
 async def create_session(
     state: State, body: Annotated[CreateSessionBody | None, Body()] = None
 ) -> dict[str, Any]:
@@ -38,22 +57,40 @@ async def create_session(
     return {"status": "success", "session": await state.sessions.create_chat(title=title)}
 
 
-@router.get("/storage_stats", summary="Size, pages, free pages and counts of sessions.db")
+@router.get(
+    "/storage_stats",
+    summary="Size, pages, free pages and counts of sessions.db",
+    response_model=StorageStats,
+)
 async def storage_stats(state: State) -> dict[str, Any]:
     return {"status": "success", **await state.sessions.storage_stats()}
 
 
-@router.post("/maintenance", summary="Apply retention and reclaim space now")
+@router.post(
+    "/maintenance", summary="Apply retention and reclaim space now", response_model=MaintenanceBody
+)
 async def maintenance(state: State) -> dict[str, Any]:
     return {"status": "success", **await state.run_maintenance(reason="on_demand")}
 
 
-@router.get("/{session_id}", summary="A session with its messages and any pending checkpoint")
+@router.get(
+    "/{session_id}",
+    summary="A session with its messages and any pending checkpoint",
+    response_model=SessionBody,
+    response_model_exclude_unset=True,
+    responses=error_responses(404, 422),
+)
 async def get_session(state: State, session_id: SessionId) -> dict[str, Any]:
     return {"status": "success", "session": await state.sessions.get_formatted(session_id)}
 
 
-@router.patch("/{session_id}", summary="Rename a session")
+@router.patch(
+    "/{session_id}",
+    summary="Rename a session",
+    response_model=SessionBody,
+    response_model_exclude_unset=True,
+    responses=error_responses(404, 422),
+)
 async def rename_session(
     state: State, session_id: SessionId, body: RenameSessionBody
 ) -> dict[str, Any]:
@@ -61,7 +98,14 @@ async def rename_session(
     return {"status": "success", "session": session}
 
 
-@router.delete("/{session_id}", summary="Delete a session and its history")
+@router.delete(
+    "/{session_id}",
+    summary="Delete a session and its history",
+    response_model=Success,
+    responses=error_responses(
+        404, 422, notes={409: "`session_busy`: a chat is running on the session."}
+    ),
+)
 async def delete_session(state: State, session_id: SessionId) -> dict[str, Any]:
     try:
         held = await state.acquire_session(session_id)

@@ -15,6 +15,8 @@ from services.common.errors import Conflict, InvalidArgument
 from services.common.settings import DATA_FOLDER_NAME
 from services.gateway.auth import ensure_token_file
 from services.gateway.deps import State
+from services.gateway.errors import COMMON_ERRORS, PEER_ERRORS, error_responses
+from services.gateway.schemas.system import ConfigBody, ConfigWithReference, Health, Registered
 
 logger = logging.getLogger(__name__)
 router = APIRouter(tags=["system"])
@@ -28,12 +30,33 @@ class RegisterBody(BaseModel):
     )
 
 
-@router.get("/healthz", summary="Liveness (no token needed)")
+@router.get(
+    "/healthz",
+    summary="Liveness (no token needed)",
+    response_model=Health,
+    responses=error_responses(403, 500),
+)
 async def healthz() -> dict[str, str]:
     return {"status": "ok"}
 
 
-@router.post("/register", summary="Register the Zotero data directory and run start-up maintenance")
+@router.post(
+    "/register",
+    summary="Register the Zotero data directory and run start-up maintenance",
+    response_model=Registered,
+    responses=error_responses(
+        *COMMON_ERRORS,
+        *PEER_ERRORS,
+        422,
+        notes={
+            400: "`invalid_data_dir`: not an absolute path to an existing directory.",
+            409: (
+                "`chat_in_progress`: chats are running; `data_dir_fixed`: the deployment "
+                "fixed the database URL, so the directory cannot change."
+            ),
+        },
+    ),
+)
 async def register(state: State, body: RegisterBody) -> dict[str, Any]:
     zotero_dir = pathlib.Path(body.zotero_data_dir).expanduser()
     if not zotero_dir.is_absolute():
@@ -75,7 +98,14 @@ async def register(state: State, body: RegisterBody) -> dict[str, Any]:
     }
 
 
-@router.get("/config", summary="The user settings (zocrates_config.json)")
+@router.get(
+    "/config",
+    summary="The user settings (zocrates_config.json)",
+    response_model=ConfigWithReference,
+    responses=error_responses(
+        *COMMON_ERRORS, notes={400: "`invalid_config`: the file on disk is not valid."}
+    ),
+)
 async def get_config(state: State) -> dict[str, Any]:
     config = await state.load_config()
     return {
@@ -89,7 +119,16 @@ async def get_config(state: State) -> dict[str, Any]:
     }
 
 
-@router.put("/config", summary="Change some user settings; validated before anything is written")
+@router.put(
+    "/config",
+    summary="Change some user settings; validated before anything is written",
+    response_model=ConfigBody,
+    responses=error_responses(
+        *COMMON_ERRORS,
+        422,
+        notes={400: "`invalid_config` (a bad value) or `unknown_setting`; nothing is written."},
+    ),
+)
 async def put_config(state: State, changes: dict[str, Any]) -> dict[str, Any]:
     config = await asyncio.to_thread(state.config_store.update, changes)
     return {"status": "success", "config": config.model_dump()}

@@ -37,22 +37,20 @@ class Snippet(_message.Message):
     def __init__(self, text: _Optional[str] = ..., item_key: _Optional[str] = ..., page: _Optional[int] = ..., title: _Optional[str] = ...) -> None: ...
 
 class ChatRequest(_message.Message):
-    __slots__ = ("session", "prompt", "items", "collection_key", "collection_name", "snippets", "request_id")
+    __slots__ = ("session", "prompt", "items", "collection_key", "collection_name", "snippets")
     SESSION_FIELD_NUMBER: _ClassVar[int]
     PROMPT_FIELD_NUMBER: _ClassVar[int]
     ITEMS_FIELD_NUMBER: _ClassVar[int]
     COLLECTION_KEY_FIELD_NUMBER: _ClassVar[int]
     COLLECTION_NAME_FIELD_NUMBER: _ClassVar[int]
     SNIPPETS_FIELD_NUMBER: _ClassVar[int]
-    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     session: SessionKey
     prompt: str
     items: _containers.RepeatedCompositeFieldContainer[ContextItem]
     collection_key: str
     collection_name: str
     snippets: _containers.RepeatedCompositeFieldContainer[Snippet]
-    request_id: str
-    def __init__(self, session: _Optional[_Union[SessionKey, _Mapping]] = ..., prompt: _Optional[str] = ..., items: _Optional[_Iterable[_Union[ContextItem, _Mapping]]] = ..., collection_key: _Optional[str] = ..., collection_name: _Optional[str] = ..., snippets: _Optional[_Iterable[_Union[Snippet, _Mapping]]] = ..., request_id: _Optional[str] = ...) -> None: ...
+    def __init__(self, session: _Optional[_Union[SessionKey, _Mapping]] = ..., prompt: _Optional[str] = ..., items: _Optional[_Iterable[_Union[ContextItem, _Mapping]]] = ..., collection_key: _Optional[str] = ..., collection_name: _Optional[str] = ..., snippets: _Optional[_Iterable[_Union[Snippet, _Mapping]]] = ...) -> None: ...
 
 class ResumeRequest(_message.Message):
     __slots__ = ("session", "invocation_id", "interrupt_id", "response_json")

@@ -1,0 +1,89 @@
+"""Bodies of the library routes: the index's status, prioritizing, and plain search."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from services.gateway.schemas.base import Success
+
+
+class KeywordPhase(BaseModel):
+    """Text, TOC, chunks and the keyword index, attachment by attachment."""
+
+    running: bool
+    items_done: int
+    items_total: int
+    items_pending: int
+    pages_done: int
+    pages_total: int
+    pages_pending: int
+    pages_per_second: float
+    eta_seconds: float
+
+
+class EmbeddingPhase(BaseModel):
+    """A vector for every chunk, in the background."""
+
+    running: bool
+    chunks_total: int
+    chunks_embedded: int
+    chunks_pending: int
+    chunks_per_second: float = Field(description="Over the last minute.")
+    eta_seconds: float
+    error: str = Field(description="Why it is stalled (the embedder unreachable); empty if not.")
+
+
+class AttachmentProblem(BaseModel):
+    """An attachment that is not (fully) searchable, and why."""
+
+    attachment_key: str
+    item_key: str
+    title: str
+    path: str
+    state: str = Field(description="`failed`, `no_text`, `missing`, or `indexed` (image pages).")
+    reason: str
+    pages: int
+    pages_without_text: int
+
+
+class LibraryStatus(Success):
+    zotero_data_dir: str
+    items: int
+    attachments: int
+    pages: int
+    chunks: int
+    last_sync_at: float | None = Field(description="Unix time; null before the first sync.")
+    syncing: bool
+    embedding_model: str
+    embedding_dim: int
+    index_bytes: int
+    keyword_phase: KeywordPhase
+    embedding_phase: EmbeddingPhase
+    attachment_states: dict[str, int] = Field(
+        description="Attachments by state: indexed, no_text, failed, missing."
+    )
+    problems: list[AttachmentProblem] = Field(description="The worst first (at most 10).")
+
+
+class Prioritized(Success):
+    item_keys: list[str]
+    chunks_pending: int = Field(description="Their chunks still waiting for a vector.")
+
+
+class SearchHit(BaseModel):
+    item_key: str
+    title: str
+    authors: list[str]
+    year: int | None
+    page: int = Field(description="First page of the passage.")
+    page_end: int
+    section: str | None
+    score: float
+    word_count: int
+    text: str
+
+
+class SearchResults(Success):
+    query: str
+    took_ms: float
+    results: list[SearchHit] = Field(description="Best first.")
