@@ -30,17 +30,20 @@ export function normalizeBaseURL(url) {
  * @param {(opts: {refresh: boolean}) => Promise<string> | string} options.getToken
  * @param {string} [options.baseURL]
  * @param {string} [options.tokenPath] shown in error messages (where the token is read from)
+ * @param {(id: string, args?: object) => string} [options.t] a localization's t (l10n.js): error
+ *   messages in the user's language (English without it)
  */
 export function createClient({
   fetch: fetchImpl,
   getToken,
   baseURL = DEFAULT_BASE_URL,
   tokenPath,
+  t,
 } = {}) {
   if (typeof fetchImpl !== "function") throw new TypeError("createClient needs a fetch function");
   if (typeof getToken !== "function") throw new TypeError("createClient needs getToken()");
   const base = normalizeBaseURL(baseURL);
-  const context = { baseURL: base, tokenPath };
+  const context = { baseURL: base, tokenPath, t };
 
   const fail = (init) => new GatewayError({ ...init, context });
 

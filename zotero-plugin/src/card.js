@@ -34,6 +34,35 @@ export const ENGLISH = Object.freeze({
   stats: ({ evidence, calls, budget, words, ceiling }) =>
     `${plural(evidence, "passage", "passages")} found with ${number(calls)} of ${number(budget)} ` +
     `searches and ${number(words)} of ${number(ceiling)} words.`,
+  // The card around the model (src/ui/card-view.js) and what each choice costs (format.js).
+  title: () => "The search paused before answering",
+  "choose-prompt": () => "Choose how to continue.",
+  "meter-searches": () => "Searches",
+  "meter-words": () => "Words read",
+  "meter-value": ({ used, of }) => `${number(used)} of ${number(of)}`,
+  "passages-found": () => "Passages found",
+  "meter-count": ({ count }) => number(count),
+  "from-papers": ({ count }) => `from ${plural(count, "paper", "papers")}`,
+  "open-page": ({ page }) => `Open p. ${page} in the reader`,
+  open: () => "Open in the reader",
+  page: ({ page }) => `p. ${page}`,
+  "nothing-found": () => "Nothing relevant was found yet.",
+  "guidance-label": () => "Guidance for the next pass",
+  "guidance-optional": () => "(optional)",
+  "guidance-kept": () => "The guidance is kept with your choice.",
+  "guidance-shortcut": ({ shortcut }) => `${shortcut} grants the extension with this guidance.`,
+  discard: () => "Discard this turn",
+  "discard-title": () =>
+    "Remove this question and its search from the chat; the question comes back to the box below",
+  "cost-grant": () => "Another search pass, steered by your guidance, then the answer.",
+  "cost-grant-chunks": ({ chunks }) =>
+    `Another search pass, steered by your guidance, then the answer from up to ${plural(chunks, "passage", "passages")}.`,
+  "cost-last-extension": () => "This is the last extension.",
+  "cost-more-extensions": ({ count }) =>
+    `${plural(count, "more extension", "more extensions")} possible after this one.`,
+  "cost-none-left": () => "No extensions left for this question.",
+  "cost-synthesize": ({ count }) =>
+    `No more searching: answers now from the ${plural(count, "passage", "passages")} found so far.`,
 });
 
 export function englishT(id, args = {}) {

@@ -3,13 +3,16 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { parseHTML } from "linkedom";
+import { ENGLISH } from "../src/card.js";
+import { Codes, describeError } from "../src/errors.js";
 import { createLocalization, negotiateLocale } from "../src/l10n.js";
 import { createH } from "../src/ui/dom.js";
+import { CONFIG_GROUPS, FIELD_LABELS } from "../src/ui/prefs-model.js";
 import { localization, readResources } from "./l10n-fixture.js";
 
 const SRC = path.join(import.meta.dirname, "..", "src");
 const MESSAGE_ID =
-  /["`](zocrates-(?:sidebar|sessions|time|notice|action|empty|example|answer|steps|live|scope|snippet|card|menu|rail|note|citation)-(?!chip\b|unverified\b)[a-z0-9_-]*)["`$]/g;
+  /["`](zocrates-(?:sidebar|sessions|time|notice|action|empty|example|answer|steps|live|scope|snippet|card|menu|rail|note|citation|pref|error)-(?!chip\b|unverified\b)[a-z0-9_-]*)["`$]/g;
 
 function sourceFiles(dir = SRC) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -119,5 +122,69 @@ describe("localization", () => {
           `${locale} ${id}`,
         );
     }
+  });
+
+  test("every setting the form knows has a label and a help text; every group its words", () => {
+    const english = messages(readResources()["en-US"]);
+    for (const [key, id] of Object.entries(FIELD_LABELS)) {
+      assert.ok(english.get(id)?.value, `${key}: ${id}`);
+      assert.ok(english.get(`${id}-help`)?.value, `${key}: ${id}-help`);
+    }
+    for (const g of CONFIG_GROUPS) {
+      assert.ok(english.has(g.titleId), g.titleId);
+      assert.ok(english.has(g.introId), g.introId);
+    }
+  });
+
+  test("the card's English fallback says what the English file says", () => {
+    const en = localization("en-US");
+    const args = {
+      number: 1,
+      max: 2,
+      calls: 5,
+      words: 3750,
+      evidence: 6,
+      budget: 10,
+      ceiling: 7500,
+      used: 1200,
+      of: 7500,
+      count: 3,
+      chunks: 20,
+      page: 4,
+      shortcut: "Ctrl+Enter",
+    };
+    for (const key of Object.keys(ENGLISH))
+      assert.equal(en.t(`zocrates-card-${key}`, args), ENGLISH[key](args), key);
+  });
+
+  test("the gateway's errors: English without a localization, the file's words with one", () => {
+    const context = {
+      baseURL: "http://127.0.0.1:8765",
+      tokenPath: "/z/zocrates-data/gateway.token",
+    };
+    const en = localization("en-US");
+    const de = localization("de");
+    const errors = [
+      ...Object.values(Codes).map((code) => ({ code })),
+      { code: "host_not_allowed", status: 403 },
+      { code: Codes.UNAUTHORIZED, status: 401, message: "bad token" },
+      { code: "http_502", status: 502 },
+      {},
+    ];
+    for (const error of errors) {
+      const english = describeError(error, context);
+      assert.equal(describeError(error, { ...context, t: en.t }), english, error.code);
+      const german = describeError(error, { ...context, t: de.t });
+      assert.notEqual(german, english, `${error.code} in German`);
+      assert.doesNotMatch(german, /zocrates-error-/);
+    }
+    assert.match(
+      describeError({ code: Codes.TOKEN_MISSING }, { ...context, t: de.t }),
+      /\/z\/zocrates-data\/gateway\.token/,
+    );
+    assert.match(
+      describeError({ code: Codes.UNAUTHORIZED, message: "bad token" }, { ...context, t: de.t }),
+      /\(Das Gateway meldete: bad token\)$/,
+    );
   });
 });

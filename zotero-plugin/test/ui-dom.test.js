@@ -6,6 +6,7 @@ import { createH, isSendShortcut, XHTML_NS } from "../src/ui/dom.js";
 import { ICON_NAMES, icon, SVG_NS } from "../src/ui/icons.js";
 import { renderMarkdown } from "../src/markdown.js";
 import { PAYLOAD } from "./fixtures.js";
+import { localization } from "./l10n-fixture.js";
 
 function fakeDocument() {
   class Node {
@@ -199,6 +200,33 @@ describe("the checkpoint card", () => {
       ["grant", "focus on Table 3"],
       ["discard"],
     ]);
+  });
+
+  test("with a localization, every string of the card is from the locale's file", () => {
+    const doc = fakeDocument();
+    const de = localization("de");
+    const card = renderCheckpointCard(createH(doc, de), doc, checkpoint, {});
+    const text = card.textContent;
+    for (const english of [
+      "The search paused",
+      "Passages found",
+      "Guidance for the next pass",
+      "Discard this turn",
+      "Searches",
+      "Words read",
+      "No more searching",
+    ])
+      assert.ok(!text.includes(english), english);
+    assert.match(text, /Die Suche hat vor der Antwort angehalten/);
+    assert.match(text, /Diese Runde verwerfen/);
+    assert.match(
+      card.querySelector('[data-action="synthesize"]').textContent,
+      /aus den 6 bisher gefundenen Textstellen/,
+    );
+    assert.equal(
+      card.querySelector(".zc-paper-link").getAttribute("title"),
+      "S. 3 im Reader öffnen",
+    );
   });
 
   test("no extension left: the grant button is disabled and says so", () => {

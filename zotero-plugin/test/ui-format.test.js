@@ -32,22 +32,29 @@ import { liveActivity, stepRows, stepsHeadline, toolArgs } from "../src/ui/steps
 import { localization } from "./l10n-fixture.js";
 import { PAYLOAD } from "./fixtures.js";
 
+// The settings pane's sentences are Fluent messages: formatted here with the shipped files.
+const en = localization("en-US");
+const de = localization("de");
+
 describe("format", () => {
   test("sizes, durations, relative times", () => {
     assert.equal(formatBytes(0), "0 B");
     assert.equal(formatBytes(1536), "1.5 KB");
     assert.equal(formatBytes(2592768), "2.5 MB");
-    assert.equal(formatDuration(42), "42 s");
-    assert.equal(formatDuration(180), "3 min");
-    assert.equal(formatDuration(3900), "1 h 5 min");
+    assert.equal(formatBytes(2592768, "de"), "2,5 MB");
+    assert.equal(formatDuration(42, en), "42 s");
+    assert.equal(formatDuration(180, en), "3 min");
+    assert.equal(formatDuration(3900, en), "1 h 5 min");
+    assert.equal(formatDuration(3900, de), "1 Std. 5 Min.");
     const now = 1_800_000_000_000;
-    assert.equal(relativeTime(now / 1000 - 10, now), "just now");
-    assert.equal(relativeTime(now / 1000 - 300, now), "5 min ago");
-    assert.equal(relativeTime(now / 1000 - 3 * 3600, now), "3 h ago");
-    assert.equal(relativeTime(now / 1000 - 30 * 3600, now), "yesterday");
-    assert.equal(relativeTime(now / 1000 - 4 * 86400, now), "4 days ago");
-    assert.match(relativeTime(now / 1000 - 40 * 86400, now), /^\d{4}-\d\d-\d\d$/);
-    assert.equal(relativeTime(null, now), "");
+    const ago = (s) => relativeTime(now / 1000 - s, now, en.t);
+    assert.equal(ago(10), "just now");
+    assert.equal(ago(300), "5 min ago");
+    assert.equal(ago(3 * 3600), "3 h ago");
+    assert.equal(ago(30 * 3600), "yesterday");
+    assert.equal(ago(4 * 86400), "4 days ago");
+    assert.match(ago(40 * 86400), /^\d{4}-\d\d-\d\d$/);
+    assert.equal(relativeTime(null, now, en.t), "");
   });
 
   test("a chat title from the first question", () => {
@@ -139,30 +146,36 @@ describe("format", () => {
   });
 
   test("library sync progress for the progress bar", () => {
-    assert.equal(syncProgress({ phase: "scanning" }).percent, null);
-    const mid = syncProgress({
-      phase: "indexing",
-      items_done: 1,
-      items_total: 2,
-      pages_done: 51,
-      pages_total: 87,
-      pages_per_second: 19.55,
-      eta_seconds: 1.8,
-      current: "Fitting",
-    });
+    assert.equal(syncProgress({ phase: "scanning" }, en).percent, null);
+    const mid = syncProgress(
+      {
+        phase: "indexing",
+        items_done: 1,
+        items_total: 2,
+        pages_done: 51,
+        pages_total: 87,
+        pages_per_second: 19.55,
+        eta_seconds: 1.8,
+        current: "Fitting",
+      },
+      en,
+    );
     assert.equal(mid.percent, 59);
     assert.equal(mid.label, "Indexing: 51 of 87 pages (59%)");
     assert.match(mid.detail, /1 of 2 papers · 19.6 pages\/s · about 2 s left · Fitting/);
-    const done = syncProgress({
-      phase: "done",
-      pages_total: 87,
-      pages_done: 87,
-      message: "indexed 2",
-    });
+    const done = syncProgress(
+      {
+        phase: "done",
+        pages_total: 87,
+        pages_done: 87,
+        message: "indexed 2",
+      },
+      en,
+    );
     assert.equal(done.done, true);
     assert.equal(done.percent, 100);
     assert.equal(done.label, "Done: 87 pages indexed");
-    assert.equal(syncProgress({ phase: "done" }).label, "Done: nothing new to index");
+    assert.equal(syncProgress({ phase: "done" }, en).label, "Done: nothing new to index");
   });
 
   test("status lines: library, storage, maintenance", () => {
@@ -171,37 +184,47 @@ describe("format", () => {
       libraryStatusLine(
         { items: 37, pages: 1015, chunks: 1885, last_sync_at: now / 1000 - 120 },
         now,
+        en,
       ),
       "37 papers · 1,015 pages · 1,885 passages indexed · last indexed 2 min ago",
     );
     assert.equal(
-      storageLine({
-        size_bytes: 2592768,
-        session_count: 7,
-        event_count: 448,
-        freelist_ratio: 0.02,
-      }),
+      storageLine(
+        {
+          size_bytes: 2592768,
+          session_count: 7,
+          event_count: 448,
+          freelist_ratio: 0.02,
+        },
+        en,
+      ),
       "Database 2.5 MB · 7 chats · 448 events · 2% free space",
     );
     assert.equal(
-      maintenanceLine({
-        deleted: 0,
-        vacuumed: false,
-        vacuum_skipped_reason: "below_threshold",
-        duration_ms: 10.2,
-      }),
+      maintenanceLine(
+        {
+          deleted: 0,
+          vacuumed: false,
+          vacuum_skipped_reason: "below_threshold",
+          duration_ms: 10.2,
+        },
+        en,
+      ),
       "No chat needed deleting. Not compacted: not enough free space to be worth compacting. (10 ms)",
     );
     assert.equal(
-      maintenanceLine({
-        deleted: 3,
-        deleted_empty: 1,
-        deleted_expired: 2,
-        vacuumed: true,
-        size_before: 4 * 1024 * 1024,
-        size_after: 1024 * 1024,
-        skipped_active: 1,
-      }),
+      maintenanceLine(
+        {
+          deleted: 3,
+          deleted_empty: 1,
+          deleted_expired: 2,
+          vacuumed: true,
+          size_before: 4 * 1024 * 1024,
+          size_after: 1024 * 1024,
+          skipped_active: 1,
+        },
+        en,
+      ),
       "Deleted 3 chats (1 empty, 2 expired). 1 running chat kept. Compacted the database: 4.0 MB → 1.0 MB (3.0 MB reclaimed).",
     );
   });
@@ -345,7 +368,10 @@ describe("preferences model", () => {
       ["models", "research", "compaction", "storage", "other"],
     );
     const storage = groups.find((g) => g.id === "storage");
-    assert.equal(storage.title, "Chat Sessions & Storage");
+    assert.equal(en.t(storage.titleId), "Chat Sessions & Storage");
+    assert.equal(storage.fields[0].labelId, "zocrates-pref-retention-days");
+    assert.equal(groups.at(-1).fields[0].labelId, null, "a newer gateway's key has no message");
+    assert.equal(groups.at(-1).fields[0].label, "Brand new key");
     assert.deepEqual(
       storage.fields.map((f) => [f.key, f.kind, f.value]),
       [["session_retention_days", "int-nullable", 180]],
@@ -359,12 +385,22 @@ describe("preferences model", () => {
 
   test("field values are parsed before PUT /config", () => {
     assert.equal(parseFieldValue("int", " 12 "), 12);
-    assert.throws(() => parseFieldValue("int", "1.5"), /whole number/);
-    assert.throws(() => parseFieldValue("int", "-3"), /0 or more/);
-    assert.throws(() => parseFieldValue("int", ""), /whole number/);
+    // the RangeError's message is the Fluent id of the sentence shown next to the field
+    const refusal = (kind, raw) => {
+      try {
+        parseFieldValue(kind, raw);
+      } catch (err) {
+        assert.ok(err instanceof RangeError);
+        return en.t(err.message);
+      }
+      return null;
+    };
+    assert.match(refusal("int", "1.5"), /whole number/);
+    assert.match(refusal("int", "-3"), /0 or more/);
+    assert.match(refusal("int", ""), /whole number/);
     assert.equal(parseFieldValue("int-nullable", ""), null);
     assert.equal(parseFieldValue("float", "0,8"), 0.8);
-    assert.throws(() => parseFieldValue("float", "abc"), /number/);
+    assert.equal(refusal("float", "abc"), "Enter a number.");
     assert.equal(parseFieldValue("bool", 1), true);
     assert.equal(parseFieldValue("model", "  gemini-2.5-flash "), "gemini-2.5-flash");
     assert.equal(formatFieldValue("int-nullable", null), "");
@@ -374,14 +410,14 @@ describe("preferences model", () => {
   test("the gateway address must be local", () => {
     assert.deepEqual(checkGatewayURL("http://127.0.0.1:8765/"), {
       ok: true,
-      message: "",
       url: "http://127.0.0.1:8765",
     });
     assert.equal(checkGatewayURL("http://localhost:9000").ok, true);
     assert.equal(checkGatewayURL("http://[::1]:8765").ok, true);
-    assert.match(checkGatewayURL("http://example.org").message, /only answers on this computer/);
-    assert.match(checkGatewayURL("ftp://127.0.0.1").message, /http/);
-    assert.match(checkGatewayURL("nonsense").message, /URL/);
+    const refusal = (url) => en.t(checkGatewayURL(url).error);
+    assert.match(refusal("http://example.org"), /only answers on this computer/);
+    assert.match(refusal("ftp://127.0.0.1"), /http/);
+    assert.match(refusal("nonsense"), /URL/);
   });
 
   test("the pane's width stays usable", () => {
@@ -394,16 +430,19 @@ describe("preferences model", () => {
 
 describe("the two indexing phases and the PDFs that need care", () => {
   test("the keyword bar ends at 'searchable'; the embedding bar counts passages", () => {
-    const searchable = syncProgress({ phase: "searchable", pages_done: 80, pages_total: 80 });
+    const searchable = syncProgress({ phase: "searchable", pages_done: 80, pages_total: 80 }, en);
     assert.equal(searchable.percent, 100);
     assert.equal(searchable.label, "Searchable: 80 pages indexed by keyword");
-    const running = embeddingProgress({
-      chunks_total: 2000,
-      chunks_embedded: 500,
-      chunks_pending: 1500,
-      chunks_per_second: 42.5,
-      eta_seconds: 35,
-    });
+    const running = embeddingProgress(
+      {
+        chunks_total: 2000,
+        chunks_embedded: 500,
+        chunks_pending: 1500,
+        chunks_per_second: 42.5,
+        eta_seconds: 35,
+      },
+      en,
+    );
     assert.equal(running.percent, 25);
     assert.equal(running.label, "Embedding for meaning search: 500 of 2,000 passages (25%)");
     assert.match(
@@ -411,61 +450,71 @@ describe("the two indexing phases and the PDFs that need care", () => {
       /^1,500 pending · 42\.5 passages\/s · about .* left · keyword search covers the rest meanwhile$/,
     );
     assert.equal(
-      embeddingProgress({ chunks_total: 3, chunks_embedded: 3, chunks_pending: 0 }).label,
+      embeddingProgress({ chunks_total: 3, chunks_embedded: 3, chunks_pending: 0 }, en).label,
       "Meaning search ready: 3 passages embedded",
     );
     assert.match(
-      embeddingProgress({
-        chunks_total: 3,
-        chunks_embedded: 1,
-        chunks_pending: 2,
-        error: "ConnectionError: down",
-      }).detail,
+      embeddingProgress(
+        {
+          chunks_total: 3,
+          chunks_embedded: 1,
+          chunks_pending: 2,
+          error: "ConnectionError: down",
+        },
+        en,
+      ).detail,
       /stalled: ConnectionError: down/,
     );
-    assert.equal(embeddingProgress({}).hidden, true);
+    assert.equal(embeddingProgress({}, en).hidden, true);
   });
 
   test("the status line says what waits for embeddings; problems name the PDFs and why", () => {
     assert.match(
-      libraryStatusLine({
-        items: 3,
-        pages: 10,
-        chunks: 40,
-        embedding_phase: { chunks_pending: 12 },
-      }),
+      libraryStatusLine(
+        {
+          items: 3,
+          pages: 10,
+          chunks: 40,
+          embedding_phase: { chunks_pending: 12 },
+        },
+        undefined,
+        en,
+      ),
       /· 12 passages waiting for embeddings$/,
     );
-    const lines = problemLines({
-      attachment_states: { indexed: 3, no_text: 1, failed: 1, missing: 0 },
-      problems: [
-        {
-          state: "failed",
-          title: "",
-          path: "/z/storage/AB/corrupt.pdf",
-          reason: "Cannot read corrupt.pdf: it is not a PDF",
-        },
-        {
-          state: "no_text",
-          title: "Scanned book",
-          path: "/z/b.pdf",
-          reason: "no text layer: 0 words in 3 pages",
-        },
-        {
-          state: "indexed",
-          title: "Half scanned",
-          path: "/z/c.pdf",
-          reason: "",
-          pages_without_text: 4,
-        },
-      ],
-    });
+    const lines = problemLines(
+      {
+        attachment_states: { indexed: 3, no_text: 1, failed: 1, missing: 0 },
+        problems: [
+          {
+            state: "failed",
+            title: "",
+            path: "/z/storage/AB/corrupt.pdf",
+            reason: "Cannot read corrupt.pdf: it is not a PDF",
+          },
+          {
+            state: "no_text",
+            title: "Scanned book",
+            path: "/z/b.pdf",
+            reason: "no text layer: 0 words in 3 pages",
+          },
+          {
+            state: "indexed",
+            title: "Half scanned",
+            path: "/z/c.pdf",
+            reason: "",
+            pages_without_text: 4,
+          },
+        ],
+      },
+      en,
+    );
     assert.deepEqual(lines, [
       "1 PDF without a text layer (need OCR) · 1 PDF unreadable",
       "corrupt.pdf: Cannot read corrupt.pdf: it is not a PDF",
       "Scanned book: no text layer: 0 words in 3 pages",
       "Half scanned: 4 pages without text",
     ]);
-    assert.deepEqual(problemLines({ attachment_states: { indexed: 5 }, problems: [] }), []);
+    assert.deepEqual(problemLines({ attachment_states: { indexed: 5 }, problems: [] }, en), []);
   });
 });

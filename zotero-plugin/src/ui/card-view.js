@@ -5,10 +5,17 @@
  * and the two choices with what each one costs. "Discard this turn" rewinds the paused turn.
  */
 import { buildCardModel, englishT, GUIDANCE_MAX } from "../card.js";
-import { cardCosts, cardMeters, number, parseCovered, parsePaper, truncate } from "./format.js";
+import { cardCosts, cardMeters, parseCovered, parsePaper, truncate } from "./format.js";
 import { icon } from "./icons.js";
 
 let cardSeq = 0;
+
+/** A card string: the Fluent message zocrates-card-<key>, else card.js's English. */
+function cardText(h, key, args) {
+  const id = `zocrates-card-${key}`;
+  const text = h.t(id, args);
+  return text === id ? englishT(key, args) : text;
+}
 
 /**
  * @param {Function} h dom.js h
@@ -16,16 +23,11 @@ let cardSeq = 0;
  * @param {object} checkpoint a bubble's checkpoint (messages.js)
  * @param {{guidance?: string, onGuidance?, onGrant, onSynthesize, onDiscard, onOpen, isMac?}} handlers
  */
-function cardText(h, key, args) {
-  const id = `zocrates-card-${key}`;
-  const text = h.t(id, args);
-  return text === id ? englishT(key, args) : text;
-}
-
 export function renderCheckpointCard(h, doc, checkpoint, handlers = {}) {
-  // The card's labels are Fluent messages zocrates-card-* when h has a localization.
-  const model = buildCardModel(checkpoint, h.l10n ? { t: (k, args) => cardText(h, k, args) } : {});
-  const costs = cardCosts(model);
+  // The card's strings are Fluent messages zocrates-card-* when h has a localization.
+  const t = h.l10n ? (key, args) => cardText(h, key, args) : englishT;
+  const model = buildCardModel(checkpoint, { t });
+  const costs = cardCosts(model, t);
   const id = `zc-card-${++cardSeq}`;
   const covered = parseCovered(model.coveredSummary);
   const guidance = h("textarea", {
@@ -93,11 +95,11 @@ export function renderCheckpointCard(h, doc, checkpoint, handlers = {}) {
   );
   buttons.push(grant, synth);
 
-  const meters = cardMeters(model).map((m) =>
+  const meters = cardMeters(model, t).map((m) =>
     h("div", { class: "zc-meter", "data-meter": m.id }, [
       h("div", { class: "zc-meter-text" }, [
         h("span", {}, [m.label]),
-        h("span", { class: "zc-meter-value" }, [`${number(m.used)} of ${number(m.of)}`]),
+        h("span", { class: "zc-meter-value" }, [t("meter-value", { used: m.used, of: m.of })]),
       ]),
       h("div", { class: "zc-meter-track", role: "presentation" }, [
         h("div", { class: "zc-meter-fill", style: { width: `${Math.round(m.fraction * 100)}%` } }),
@@ -116,7 +118,7 @@ export function renderCheckpointCard(h, doc, checkpoint, handlers = {}) {
             href: "#",
             "data-item-key": itemKey,
             "data-page": page ? String(page) : null,
-            title: page ? `Open p. ${page} in the reader` : "Open in the reader",
+            title: page ? t("open-page", { page }) : t("open"),
             on: {
               click: (e) => {
                 e.preventDefault();
@@ -137,14 +139,16 @@ export function renderCheckpointCard(h, doc, checkpoint, handlers = {}) {
             c.itemKey
               ? h("div", { class: "zc-covered-source" }, [
                   openLink(c.itemKey, c.page, truncate(c.title, 90)),
-                  c.page ? h("span", { class: "zc-covered-page" }, [`p. ${c.page}`]) : null,
+                  c.page
+                    ? h("span", { class: "zc-covered-page" }, [t("page", { page: c.page })])
+                    : null,
                 ])
               : null,
             c.text ? h("div", { class: "zc-covered-quote" }, [truncate(c.text, 180)]) : null,
           ]),
         ),
       )
-    : h("p", { class: "zc-muted" }, ["Nothing relevant was found yet."]);
+    : h("p", { class: "zc-muted" }, [t("nothing-found")]);
 
   const papers = model.papers.map(parsePaper);
   const card = h(
@@ -163,21 +167,19 @@ export function renderCheckpointCard(h, doc, checkpoint, handlers = {}) {
           h("span", {}, [model.badge]),
         ]),
       ]),
-      h("h3", { class: "zc-card-title", id: `${id}-title` }, [
-        "The search paused before answering",
-      ]),
-      h("p", { class: "zc-card-trigger" }, [model.triggerText, " ", "Choose how to continue."]),
+      h("h3", { class: "zc-card-title", id: `${id}-title` }, [t("title")]),
+      h("p", { class: "zc-card-trigger" }, [model.triggerText, " ", t("choose-prompt")]),
       h("div", { class: "zc-meters" }, [
         ...meters,
         h("div", { class: "zc-meter zc-meter-count" }, [
           h("div", { class: "zc-meter-text" }, [
-            h("span", {}, ["Passages found"]),
-            h("span", { class: "zc-meter-value" }, [number(model.stats.evidenceCount)]),
+            h("span", {}, [t("passages-found")]),
+            h("span", { class: "zc-meter-value" }, [
+              t("meter-count", { count: model.stats.evidenceCount }),
+            ]),
           ]),
           papers.length
-            ? h("div", { class: "zc-meter-sub" }, [
-                `from ${papers.length} paper${papers.length === 1 ? "" : "s"}`,
-              ])
+            ? h("div", { class: "zc-meter-sub" }, [t("from-papers", { count: papers.length })])
             : null,
         ]),
       ]),
@@ -206,14 +208,14 @@ export function renderCheckpointCard(h, doc, checkpoint, handlers = {}) {
         ],
       ),
       h("label", { class: "zc-guidance-label", for: `${id}-guidance` }, [
-        "Guidance for the next pass ",
-        h("span", { class: "zc-muted" }, ["(optional)"]),
+        `${t("guidance-label")} `,
+        h("span", { class: "zc-muted" }, [t("guidance-optional")]),
       ]),
       guidance,
       h("div", { class: "zc-guidance-hint zc-muted", id: `${id}-guidance-hint` }, [
         model.primary.disabled
-          ? "The guidance is kept with your choice."
-          : `${handlers.isMac ? "⌘" : "Ctrl"}+Enter grants the extension with this guidance.`,
+          ? t("guidance-kept")
+          : t("guidance-shortcut", { shortcut: `${handlers.isMac ? "⌘" : "Ctrl"}+Enter` }),
       ]),
       h("div", { class: "actions" }, [grant, synth]),
       h("div", { class: "zc-card-foot" }, [
@@ -223,10 +225,9 @@ export function renderCheckpointCard(h, doc, checkpoint, handlers = {}) {
             type: "button",
             class: "zc-link-btn zc-discard",
             on: { click: () => handlers.onDiscard?.() },
-            title:
-              "Remove this question and its search from the chat; the question comes back to the box below",
+            title: t("discard-title"),
           },
-          [icon(doc, "rewind", { size: 14 }), h("span", {}, ["Discard this turn"])],
+          [icon(doc, "rewind", { size: 14 }), h("span", {}, [t("discard")])],
         ),
       ]),
     ],

@@ -1,14 +1,20 @@
 /**
  * Small pure helpers of the pane: numbers, sizes, times, titles, the offline-model notice,
  * the checkpoint's covered summary, library-sync progress. No DOM, no Zotero.
+ *
+ * The settings pane's sentences (sync progress, library status, storage, maintenance) are
+ * Fluent messages `zocrates-pref-*` (preferences.ftl): those helpers take the localization
+ * (l10n.js, `{t, locale}`). The checkpoint card's take card.js's `t` (English by default).
  */
+
+import { englishT } from "../card.js";
 
 const NUMBER = new Intl.NumberFormat("en-US");
 export const number = (n) => NUMBER.format(Number(n) || 0);
 export const plural = (n, one, many = `${one}s`) => `${number(n)} ${Number(n) === 1 ? one : many}`;
 
-/** 1536 -> "1.5 KB"; 0 -> "0 B". */
-export function formatBytes(bytes) {
+/** 1536 -> "1.5 KB"; 0 -> "0 B" (the decimal separator of `locale`). */
+export function formatBytes(bytes, locale = "en-US") {
   let n = Number(bytes) || 0;
   const units = ["B", "KB", "MB", "GB", "TB"];
   let k = 0;
@@ -17,25 +23,12 @@ export function formatBytes(bytes) {
     k += 1;
   }
   const digits = k === 0 || Math.abs(n) >= 100 ? 0 : 1;
-  return `${n.toFixed(digits)} ${units[k]}`;
-}
-
-/**
- * "just now", "5 min ago", "3 h ago", "yesterday", "4 days ago", else a date.
- * @param {number} seconds epoch seconds (the gateway's timestamps)
- * @param {number} nowMs Date.now()
- */
-export function relativeTime(seconds, nowMs = Date.now()) {
-  const t = Number(seconds);
-  if (!Number.isFinite(t) || t <= 0) return "";
-  const diff = Math.max(0, nowMs / 1000 - t);
-  if (diff < 45) return "just now";
-  if (diff < 3600) return `${Math.max(1, Math.round(diff / 60))} min ago`;
-  if (diff < 86400) return `${Math.round(diff / 3600)} h ago`;
-  if (diff < 2 * 86400) return "yesterday";
-  if (diff < 14 * 86400) return `${Math.round(diff / 86400)} days ago`;
-  const d = new Date(t * 1000);
-  return d.toISOString().slice(0, 10);
+  const format = new Intl.NumberFormat(locale, {
+    minimumFractionDigits: digits,
+    maximumFractionDigits: digits,
+    useGrouping: false,
+  });
+  return `${format.format(n)} ${units[k]}`;
 }
 
 /**
@@ -54,6 +47,13 @@ export function relativeTimeMessage(seconds, nowMs = Date.now()) {
   return { text: new Date(t * 1000).toISOString().slice(0, 10) };
 }
 
+/** relativeTimeMessage as text ("5 min ago"), "" without a time. */
+export function relativeTime(seconds, nowMs, t) {
+  const m = relativeTimeMessage(seconds, nowMs);
+  if (!m) return "";
+  return Array.isArray(m) ? t(...m) : m.text;
+}
+
 /** US dollars, to a precision that says something: 1.23, 0.042, 0.00031. */
 export function formatCost(usd) {
   const v = Math.max(0, Number(usd) || 0);
@@ -64,12 +64,12 @@ export function formatCost(usd) {
 }
 
 /** Seconds -> "45 s", "3 min", "1 h 5 min". */
-export function formatDuration(seconds) {
+export function formatDuration(seconds, { t }) {
   const s = Math.max(0, Math.round(Number(seconds) || 0));
-  if (s < 60) return `${s} s`;
+  if (s < 60) return t("zocrates-pref-duration-seconds", { s });
   const m = Math.round(s / 60);
-  if (m < 60) return `${m} min`;
-  return `${Math.floor(m / 60)} h ${m % 60} min`;
+  if (m < 60) return t("zocrates-pref-duration-minutes", { m });
+  return t("zocrates-pref-duration-hours", { h: Math.floor(m / 60), m: m % 60 });
 }
 
 export const DEFAULT_TITLE = "New Chat";
@@ -157,38 +157,34 @@ export function parsePaper(entry) {
 }
 
 /** What granting and synthesizing cost, in words a researcher reads at a glance (the
- * button labels already carry the +calls / +words numbers). */
-export function cardCosts(model) {
+ * button labels already carry the +calls / +words numbers). `t` as card.js's (card keys). */
+export function cardCosts(model, t = englishT) {
   const found = model.stats.evidenceCount;
   const left = Math.max(0, model.maxExtensions - model.extensionNumber);
   const chunks = model.nextCeilings.maxChunks;
-  const after =
-    left === 0
-      ? "This is the last extension."
-      : `${plural(left, "more extension")} possible after this one.`;
+  const after = left === 0 ? t("cost-last-extension") : t("cost-more-extensions", { count: left });
+  const pass = chunks ? t("cost-grant-chunks", { chunks }) : t("cost-grant");
   return {
-    grant: model.primary.disabled
-      ? "No extensions left for this question."
-      : `Another search pass, steered by your guidance, then the answer${chunks ? ` from up to ${plural(chunks, "passage")}` : ""}. ${after}`,
-    synthesize: `No more searching: answers now from the ${plural(found, "passage")} found so far.`,
+    grant: model.primary.disabled ? t("cost-none-left") : `${pass} ${after}`,
+    synthesize: t("cost-synthesize", { count: found }),
   };
 }
 
 /** Fractions for the card's budget meters (0..1). */
-export function cardMeters(model) {
+export function cardMeters(model, t = englishT) {
   const s = model.stats;
   const frac = (a, b) => (b > 0 ? Math.max(0, Math.min(1, a / b)) : 0);
   return [
     {
       id: "searches",
-      label: "Searches",
+      label: t("meter-searches"),
       used: s.toolCallsUsed,
       of: s.budget,
       fraction: frac(s.toolCallsUsed, s.budget),
     },
     {
       id: "words",
-      label: "Words read",
+      label: t("meter-words"),
       used: s.wordsRetrieved,
       of: s.wordCeiling,
       fraction: frac(s.wordsRetrieved, s.wordCeiling),
@@ -200,12 +196,14 @@ export function cardMeters(model) {
 
 /**
  * A `progress` / `done` event of POST /library/sync as the progress bar shows it.
+ * @param {{t: Function}} l10n the localization (l10n.js)
  * @returns {{phase, percent: number | null, label: string, detail: string, done: boolean}}
  */
-export function syncProgress(data = {}) {
+export function syncProgress(data = {}, l10n) {
+  const { t } = l10n;
   const phase = String(data.phase || "");
   const pagesDone = Number(data.pages_done) || 0;
-  const pagesTotal = Number(data.pages_total) || 0;
+  const pagesTotal = Math.max(0, Number(data.pages_total) || 0);
   const itemsDone = Number(data.items_done) || 0;
   const itemsTotal = Number(data.items_total) || 0;
   // "searchable" (the keyword phase is over) and "embedding" end the keyword bar too.
@@ -215,24 +213,19 @@ export function syncProgress(data = {}) {
   else if (pagesTotal > 0)
     percent = Math.max(0, Math.min(100, Math.round((pagesDone / pagesTotal) * 100)));
   let label;
-  if (done && phase !== "done")
-    label =
-      pagesTotal > 0
-        ? `Searchable: ${plural(pagesTotal, "page")} indexed by keyword`
-        : "Searchable: nothing new to index";
-  else if (done)
-    label =
-      pagesTotal > 0 ? `Done: ${plural(pagesTotal, "page")} indexed` : "Done: nothing new to index";
+  if (done && phase !== "done") label = t("zocrates-pref-sync-searchable", { pages: pagesTotal });
+  else if (done) label = t("zocrates-pref-sync-done", { pages: pagesTotal });
   else if (pagesTotal > 0)
-    label = `Indexing: ${number(pagesDone)} of ${plural(pagesTotal, "page")} (${percent}%)`;
-  else if (phase === "scanning") label = "Reading your Zotero library…";
-  else label = data.message || "Indexing…";
+    label = t("zocrates-pref-sync-indexing", { done: pagesDone, total: pagesTotal, percent });
+  else if (phase === "scanning") label = t("zocrates-pref-sync-scanning");
+  else label = data.message || t("zocrates-pref-sync-working");
   const bits = [];
-  if (!done && itemsTotal > 0) bits.push(`${number(itemsDone)} of ${plural(itemsTotal, "paper")}`);
+  if (!done && itemsTotal > 0)
+    bits.push(t("zocrates-pref-sync-papers", { done: itemsDone, total: itemsTotal }));
   if (!done && Number(data.pages_per_second) > 0)
-    bits.push(`${Number(data.pages_per_second).toFixed(1)} pages/s`);
+    bits.push(t("zocrates-pref-sync-rate", { rate: Number(data.pages_per_second) }));
   if (!done && Number(data.eta_seconds) > 0)
-    bits.push(`about ${formatDuration(data.eta_seconds)} left`);
+    bits.push(t("zocrates-pref-time-left", { duration: formatDuration(data.eta_seconds, l10n) }));
   if (!done && data.current) bits.push(truncate(data.current, 60));
   return { phase, percent, label, detail: bits.join(" · "), done };
 }
@@ -240,9 +233,11 @@ export function syncProgress(data = {}) {
 /**
  * The embedding phase (a sync's `embedding` field, or GET /library/status's
  * `embedding_phase`) as a second bar: passages with their vector of all passages.
+ * @param {{t: Function}} l10n the localization (l10n.js)
  * @returns {{percent: number|null, label: string, detail: string, done: boolean, hidden: boolean}}
  */
-export function embeddingProgress(embedding = {}) {
+export function embeddingProgress(embedding = {}, l10n) {
+  const { t } = l10n;
   const total = Number(embedding.chunks_total) || 0;
   const done = Number(embedding.chunks_embedded) || 0;
   const pending = Number(embedding.chunks_pending) || 0;
@@ -250,53 +245,60 @@ export function embeddingProgress(embedding = {}) {
   const percent = Math.max(0, Math.min(100, Math.floor((done / total) * 100)));
   const finished = pending === 0;
   const label = finished
-    ? `Meaning search ready: ${plural(total, "passage")} embedded`
-    : `Embedding for meaning search: ${number(done)} of ${plural(total, "passage")} (${percent}%)`;
+    ? t("zocrates-pref-embedding-ready", { total })
+    : t("zocrates-pref-embedding-progress", { done, total, percent });
   const bits = [];
-  if (!finished) bits.push(`${number(pending)} pending`);
+  if (!finished) bits.push(t("zocrates-pref-embedding-pending", { count: pending }));
   if (!finished && Number(embedding.chunks_per_second) > 0)
-    bits.push(`${Number(embedding.chunks_per_second).toFixed(1)} passages/s`);
+    bits.push(t("zocrates-pref-embedding-rate", { rate: Number(embedding.chunks_per_second) }));
   if (!finished && Number(embedding.eta_seconds) > 0)
-    bits.push(`about ${formatDuration(embedding.eta_seconds)} left`);
-  if (embedding.error) bits.push(`stalled: ${truncate(embedding.error, 80)}`);
-  else if (!finished) bits.push("keyword search covers the rest meanwhile");
+    bits.push(
+      t("zocrates-pref-time-left", { duration: formatDuration(embedding.eta_seconds, l10n) }),
+    );
+  if (embedding.error)
+    bits.push(t("zocrates-pref-embedding-stalled", { error: truncate(embedding.error, 80) }));
+  else if (!finished) bits.push(t("zocrates-pref-embedding-meanwhile"));
   return { percent, label, detail: bits.join(" · "), done: finished, hidden: false };
 }
 
 /** GET /library/status in one line. */
-export function libraryStatusLine(status, nowMs = Date.now()) {
+export function libraryStatusLine(status, nowMs, l10n) {
   if (!status) return "";
+  const { t } = l10n;
   const bits = [
-    plural(status.items || 0, "paper"),
-    plural(status.pages || 0, "page"),
-    plural(status.chunks || 0, "passage"),
+    t("zocrates-pref-library-papers", { count: status.items || 0 }),
+    t("zocrates-pref-library-pages", { count: status.pages || 0 }),
+    t("zocrates-pref-library-passages", { count: status.chunks || 0 }),
   ];
-  let line = `${bits.join(" · ")} indexed`;
-  if (status.last_sync_at) line += ` · last indexed ${relativeTime(status.last_sync_at, nowMs)}`;
-  if (status.syncing) line += " · indexing now";
+  if (status.last_sync_at)
+    bits.push(
+      t("zocrates-pref-library-last-sync", { when: relativeTime(status.last_sync_at, nowMs, t) }),
+    );
+  if (status.syncing) bits.push(t("zocrates-pref-library-syncing"));
   const pending = Number(status.embedding_phase?.chunks_pending) || 0;
-  if (pending) line += ` · ${plural(pending, "passage")} waiting for embeddings`;
-  return line;
+  if (pending) bits.push(t("zocrates-pref-library-waiting", { count: pending }));
+  return bits.join(" · ");
 }
 
 /** The PDFs that are not (fully) searchable, from GET /library/status, one line each. */
-export function problemLines(status) {
+export function problemLines(status, l10n) {
+  const { t } = l10n;
   const states = status?.attachment_states || {};
   const lines = [];
-  const count = (n, what) => (n ? `${plural(n, "PDF")} ${what}` : "");
+  const count = (n, id) => (n ? t(id, { count: n }) : "");
   const summary = [
-    count(states.no_text, "without a text layer (need OCR)"),
-    count(states.failed, "unreadable"),
-    count(states.missing, "missing"),
+    count(states.no_text, "zocrates-pref-pdfs-no-text"),
+    count(states.failed, "zocrates-pref-pdfs-failed"),
+    count(states.missing, "zocrates-pref-pdfs-missing"),
   ].filter(Boolean);
   if (summary.length) lines.push(summary.join(" · "));
   for (const p of status?.problems || []) {
     const name = p.title || (p.path || "").split(/[\\/]/).pop() || p.attachment_key;
     const what =
       p.state === "indexed"
-        ? `${plural(p.pages_without_text, "page")} without text`
+        ? t("zocrates-pref-pages-without-text", { count: Number(p.pages_without_text) || 0 })
         : p.reason || p.state;
-    lines.push(`${truncate(name, 60)}: ${truncate(what, 120)}`);
+    lines.push(t("zocrates-pref-problem", { name: truncate(name, 60), what: truncate(what, 120) }));
   }
   return lines;
 }
@@ -304,48 +306,64 @@ export function problemLines(status) {
 // ---------------------------------------------------------------- sessions storage
 
 /** GET /sessions/storage_stats in one line. */
-export function storageLine(stats) {
+export function storageLine(stats, l10n) {
   if (!stats) return "";
+  const { t, locale } = l10n;
   const free = Number(stats.freelist_ratio) || 0;
   const bits = [
-    `Database ${formatBytes(stats.size_bytes)}`,
-    plural(stats.session_count || 0, "chat"),
-    plural(stats.event_count || 0, "event"),
+    t("zocrates-pref-storage-database", { size: formatBytes(stats.size_bytes, locale) }),
+    t("zocrates-pref-storage-chats", { count: stats.session_count || 0 }),
+    t("zocrates-pref-storage-events", { count: stats.event_count || 0 }),
   ];
-  if (free > 0) bits.push(`${Math.round(free * 100)}% free space`);
+  if (free > 0) bits.push(t("zocrates-pref-storage-free", { percent: Math.round(free * 100) }));
   return bits.join(" · ");
 }
 
+/** Why the database was not compacted (the report's vacuum_skipped_reason). */
 const VACUUM_REASONS = {
-  below_threshold: "not enough free space to be worth compacting",
-  chat_in_progress: "a chat is running",
-  insufficient_disk: "not enough free disk space",
-  database_busy: "the database is busy",
-  failed: "compacting failed (the database is unchanged)",
+  below_threshold: "zocrates-pref-vacuum-below-threshold",
+  chat_in_progress: "zocrates-pref-vacuum-chat-in-progress",
+  insufficient_disk: "zocrates-pref-vacuum-insufficient-disk",
+  database_busy: "zocrates-pref-vacuum-database-busy",
+  failed: "zocrates-pref-vacuum-failed",
 };
 
 /** POST /sessions/maintenance report as a sentence. */
-export function maintenanceLine(report) {
+export function maintenanceLine(report, l10n) {
   if (!report) return "";
+  const { t, locale } = l10n;
+  const bytes = (n) => formatBytes(n, locale);
   const deleted = Number(report.deleted) || 0;
   const parts = [];
   if (deleted) {
     const why = [];
-    if (report.deleted_empty) why.push(`${number(report.deleted_empty)} empty`);
-    if (report.deleted_expired) why.push(`${number(report.deleted_expired)} expired`);
-    if (report.deleted_over_cap) why.push(`${number(report.deleted_over_cap)} over the limit`);
-    parts.push(`Deleted ${plural(deleted, "chat")} (${why.join(", ")}).`);
-  } else parts.push("No chat needed deleting.");
-  if (report.skipped_active) parts.push(`${plural(report.skipped_active, "running chat")} kept.`);
+    const add = (n, id) => n && why.push(t(id, { count: Number(n) }));
+    add(report.deleted_empty, "zocrates-pref-clean-empty");
+    add(report.deleted_expired, "zocrates-pref-clean-expired");
+    add(report.deleted_over_cap, "zocrates-pref-clean-over-cap");
+    parts.push(t("zocrates-pref-clean-deleted", { count: deleted, why: why.join(", ") }));
+  } else parts.push(t("zocrates-pref-clean-none"));
+  if (report.skipped_active)
+    parts.push(t("zocrates-pref-clean-kept-running", { count: Number(report.skipped_active) }));
   if (report.vacuumed) {
     const saved = Math.max(0, (Number(report.size_before) || 0) - (Number(report.size_after) || 0));
     parts.push(
-      `Compacted the database: ${formatBytes(report.size_before)} → ${formatBytes(report.size_after)} (${formatBytes(saved)} reclaimed).`,
+      t("zocrates-pref-clean-compacted", {
+        before: bytes(report.size_before),
+        after: bytes(report.size_after),
+        saved: bytes(saved),
+      }),
     );
   } else {
-    const reason = VACUUM_REASONS[report.vacuum_skipped_reason] || report.vacuum_skipped_reason;
-    parts.push(reason ? `Not compacted: ${reason}.` : "Not compacted.");
+    const code = report.vacuum_skipped_reason;
+    const reason = VACUUM_REASONS[code] ? t(VACUUM_REASONS[code]) : code;
+    parts.push(
+      reason
+        ? t("zocrates-pref-clean-not-compacted-because", { reason })
+        : t("zocrates-pref-clean-not-compacted"),
+    );
   }
-  if (report.duration_ms != null) parts.push(`(${Math.round(Number(report.duration_ms))} ms)`);
+  if (report.duration_ms != null)
+    parts.push(t("zocrates-pref-clean-duration", { ms: Math.round(Number(report.duration_ms)) }));
   return parts.join(" ");
 }

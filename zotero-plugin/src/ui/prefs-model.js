@@ -1,21 +1,23 @@
 /**
  * The preferences pane's model (pure): how GET /config's `config` and `reference` become
  * grouped form fields, and how a field's text becomes the value PUT /config takes.
+ *
+ * Its words are Fluent ids (preferences.ftl, zocrates-pref-*) the view formats: a group's
+ * title and intro, a field's label and help (`<label id>-help`), a refused value's sentence.
  */
 
+/** The form's groups: Fluent ids of the title and intro, and the keys in order. */
 export const CONFIG_GROUPS = Object.freeze([
   {
     id: "models",
-    title: "Models",
-    intro:
-      "Each role runs the built-in offline model (no key, no network: it quotes your papers), a Gemini model (needs GOOGLE_API_KEY) or any model LiteLLM reaches (openrouter/…, ollama_chat/…, openai/… with a base URL). API keys are read from Zocrates's environment, never stored here.",
+    titleId: "zocrates-pref-models",
+    introId: "zocrates-pref-models-intro",
     keys: ["coordinator_model", "subagent_model", "synthesizer_model", "model_api_base"],
   },
   {
     id: "research",
-    title: "Deep research",
-    intro:
-      "A question's first search pass works within these limits. When it leaves gaps, the chat pauses at a checkpoint where you grant an extension or answer with what was found.",
+    titleId: "zocrates-pref-research",
+    introId: "zocrates-pref-research-intro",
     keys: [
       "hitl_enabled",
       "max_retrieval_tools",
@@ -30,9 +32,8 @@ export const CONFIG_GROUPS = Object.freeze([
   },
   {
     id: "compaction",
-    title: "Long conversations",
-    intro:
-      "After a turn, long chats can be compacted: older turns are summarized, the latest ones kept word for word, so the model keeps the thread without re-reading everything.",
+    titleId: "zocrates-pref-compaction",
+    introId: "zocrates-pref-compaction-intro",
     keys: [
       "enable_adaptive_compaction",
       "compaction_summarizer_model",
@@ -46,37 +47,37 @@ export const CONFIG_GROUPS = Object.freeze([
   },
   {
     id: "storage",
-    title: "Chat Sessions & Storage",
-    intro:
-      "Chats are kept in sessions.db in your Zotero data directory. Old chats are removed by these rules when Zotero starts, or now with Clean Up Now; chats that are answering are never touched.",
+    titleId: "zocrates-pref-sessions",
+    introId: "zocrates-pref-sessions-intro",
     keys: ["session_retention_days", "max_saved_sessions"],
   },
 ]);
 
+/** Each known key's label (a Fluent id; its help text is the id with "-help"). */
 export const FIELD_LABELS = Object.freeze({
-  coordinator_model: "Coordinator model",
-  subagent_model: "Search model",
-  synthesizer_model: "Answer model",
-  model_api_base: "Model server URL",
-  hitl_enabled: "Pause at a checkpoint when the search leaves gaps",
-  max_retrieval_tools: "Searches in the first pass",
-  hard_word_ceiling: "Words read in the first pass",
-  max_rerank_chunks: "Passages given to the answer",
-  extension_call_increment: "Searches added by an extension",
-  extension_word_increment: "Words added by an extension",
-  extension_chunk_increment: "Passages added by an extension",
-  max_extensions: "Extensions per question",
-  online_search_enabled: "Also search OpenAlex for literature beyond your library",
-  enable_adaptive_compaction: "Compact long conversations",
-  compaction_summarizer_model: "Summary model",
-  adaptive_compaction_retention_turns: "Latest turns kept word for word",
-  adaptive_compaction_min_turns: "Turns before compaction is considered",
-  adaptive_compaction_token_floor: "Never compact below (tokens)",
-  adaptive_compaction_token_ceiling: "Always compact above (tokens)",
-  adaptive_compaction_threshold: "Decision threshold (0–1)",
-  adaptive_compaction_decision_model: "Decision model",
-  session_retention_days: "Delete chats not used for (days)",
-  max_saved_sessions: "Keep at most (chats)",
+  coordinator_model: "zocrates-pref-coordinator-model",
+  subagent_model: "zocrates-pref-subagent-model",
+  synthesizer_model: "zocrates-pref-synthesizer-model",
+  model_api_base: "zocrates-pref-model-api-base",
+  hitl_enabled: "zocrates-pref-hitl-enabled",
+  max_retrieval_tools: "zocrates-pref-max-retrieval-tools",
+  hard_word_ceiling: "zocrates-pref-hard-word-ceiling",
+  max_rerank_chunks: "zocrates-pref-max-rerank-chunks",
+  extension_call_increment: "zocrates-pref-extension-call-increment",
+  extension_word_increment: "zocrates-pref-extension-word-increment",
+  extension_chunk_increment: "zocrates-pref-extension-chunk-increment",
+  max_extensions: "zocrates-pref-max-extensions",
+  online_search_enabled: "zocrates-pref-online-search-enabled",
+  enable_adaptive_compaction: "zocrates-pref-enable-adaptive-compaction",
+  compaction_summarizer_model: "zocrates-pref-compaction-summarizer-model",
+  adaptive_compaction_retention_turns: "zocrates-pref-compaction-retention-turns",
+  adaptive_compaction_min_turns: "zocrates-pref-compaction-min-turns",
+  adaptive_compaction_token_floor: "zocrates-pref-compaction-token-floor",
+  adaptive_compaction_token_ceiling: "zocrates-pref-compaction-token-ceiling",
+  adaptive_compaction_threshold: "zocrates-pref-compaction-threshold",
+  adaptive_compaction_decision_model: "zocrates-pref-compaction-decision-model",
+  session_retention_days: "zocrates-pref-retention-days",
+  max_saved_sessions: "zocrates-pref-max-sessions",
 });
 
 export const MODEL_SUGGESTIONS = Object.freeze([
@@ -115,7 +116,10 @@ function humanize(key) {
 /**
  * Groups of fields for the form.
  * @param {{config: object, reference: {key, type, default, description}[]}} body GET /config
- * @returns {{id, title, intro, fields: {key, label, kind, value, defaultValue, description}[]}[]}
+ * @returns {{id, titleId, introId, fields: {key, labelId, helpId, label, kind, value,
+ *            defaultValue, description}[]}[]}
+ *   labelId / helpId: Fluent ids of a key the plugin knows (null for a newer gateway's key,
+ *   which shows `label`, its key made readable, and `description`, the gateway's)
  */
 export function configGroups({ config = {}, reference = [] } = {}) {
   const byKey = new Map(reference.map((r) => [r.key, r]));
@@ -123,9 +127,12 @@ export function configGroups({ config = {}, reference = [] } = {}) {
   const field = (key) => {
     const ref = byKey.get(key) || { key, type: typeof config[key] === "boolean" ? "bool" : "str" };
     used.add(key);
+    const labelId = FIELD_LABELS[key] || null;
     return {
       key,
-      label: FIELD_LABELS[key] || humanize(key),
+      labelId,
+      helpId: labelId && `${labelId}-help`,
+      label: humanize(key),
       kind: fieldKind(ref.type, key),
       value: config[key],
       defaultValue: ref.default,
@@ -134,19 +141,24 @@ export function configGroups({ config = {}, reference = [] } = {}) {
   };
   const groups = CONFIG_GROUPS.map((g) => ({
     id: g.id,
-    title: g.title,
-    intro: g.intro,
+    titleId: g.titleId,
+    introId: g.introId,
     fields: g.keys.filter((k) => k in config || byKey.has(k)).map(field),
   }));
   const rest = [...new Set([...Object.keys(config), ...byKey.keys()])].filter((k) => !used.has(k));
   if (rest.length)
-    groups.push({ id: "other", title: "Other settings", intro: "", fields: rest.map(field) });
+    groups.push({
+      id: "other",
+      titleId: "zocrates-pref-other",
+      introId: null,
+      fields: rest.map(field),
+    });
   return groups.filter((g) => g.fields.length || g.id === "storage");
 }
 
 /**
- * A field's input as the value to save. Throws a RangeError with a sentence when the text is
- * not a valid value (the gateway validates again).
+ * A field's input as the value to save. Throws a RangeError whose message is the Fluent id
+ * of the sentence to show when the text is not a valid value (the gateway validates again).
  */
 export function parseFieldValue(kind, raw) {
   switch (kind) {
@@ -157,11 +169,11 @@ export function parseFieldValue(kind, raw) {
       const s = String(raw ?? "").trim();
       if (!s) {
         if (kind === "int-nullable") return null;
-        throw new RangeError("Enter a whole number.");
+        throw new RangeError("zocrates-pref-invalid-whole-number");
       }
-      if (!/^-?\d+$/.test(s)) throw new RangeError("Enter a whole number.");
+      if (!/^-?\d+$/.test(s)) throw new RangeError("zocrates-pref-invalid-whole-number");
       const n = Number(s);
-      if (n < 0) throw new RangeError("Enter 0 or more.");
+      if (n < 0) throw new RangeError("zocrates-pref-invalid-negative");
       return n;
     }
     case "float": {
@@ -169,7 +181,7 @@ export function parseFieldValue(kind, raw) {
         .trim()
         .replace(",", ".");
       const n = Number(s);
-      if (!s || !Number.isFinite(n)) throw new RangeError("Enter a number.");
+      if (!s || !Number.isFinite(n)) throw new RangeError("zocrates-pref-invalid-number");
       return n;
     }
     default:
@@ -184,22 +196,21 @@ export function formatFieldValue(kind, value) {
   return String(value);
 }
 
-/** Whether a gateway URL is one the gateway answers (loopback only: it checks Host). */
+/**
+ * Whether a gateway URL is one the gateway answers (loopback only: it checks Host).
+ * @returns {{ok: true, url: string} | {ok: false, error: string}} error: a Fluent id
+ */
 export function checkGatewayURL(url) {
   let u;
   try {
     u = new URL(String(url || "").trim());
   } catch {
-    return { ok: false, message: "Enter a URL such as http://127.0.0.1:8765." };
+    return { ok: false, error: "zocrates-pref-url-invalid" };
   }
   if (u.protocol !== "http:" && u.protocol !== "https:")
-    return { ok: false, message: "The URL must start with http:// or https://." };
+    return { ok: false, error: "zocrates-pref-url-scheme" };
   const host = u.hostname.replace(/^\[|\]$/g, "");
-  if (!["127.0.0.1", "localhost", "::1"].includes(host)) {
-    return {
-      ok: false,
-      message: "Zocrates only answers on this computer: use 127.0.0.1 or localhost with its port.",
-    };
-  }
-  return { ok: true, message: "", url: u.href.replace(/\/+$/, "") };
+  if (!["127.0.0.1", "localhost", "::1"].includes(host))
+    return { ok: false, error: "zocrates-pref-url-not-local" };
+  return { ok: true, url: u.href.replace(/\/+$/, "") };
 }

@@ -6,10 +6,15 @@
  * "Chat Sessions & Storage": database size and chat count (GET /sessions/storage_stats),
  * retention settings and Clean Up Now (POST /sessions/maintenance) with live feedback.
  *
+ * Its strings are Fluent messages zocrates-pref-* (preferences.ftl, which Zotero's settings
+ * window also loads); the gateway's errors come worded by describeError (addon.ftl).
+ *
  * env: {getClient(), getGatewayURL(), setGatewayURL(url), tokenPath?, now?(), log?(msg),
- *       AbortController? (the window's; Zotero's plugin sandbox has none)}
+ *       AbortController? (the window's; Zotero's plugin sandbox has none),
+ *       l10n? (l10n.js; ids are shown without)}
  */
-import { describeError, isAbortError } from "../errors.js";
+import { DEFAULT_TOKEN_PATH, describeError, isAbortError } from "../errors.js";
+import { createLocalization } from "../l10n.js";
 import { clear, createH, fill } from "./dom.js";
 import {
   embeddingProgress,
@@ -30,11 +35,23 @@ import {
 
 let datalistSeq = 0;
 
+/** Text with `code` spans (commands, paths) as <code> elements. */
+function withCode(h, text) {
+  return String(text)
+    .split("`")
+    .map((part, k) => (k % 2 ? h("code", {}, [part]) : part))
+    .filter((part) => part !== "");
+}
+
 export function mountPreferences({ doc, root, env }) {
-  const h = createH(doc);
+  const l10n = env.l10n || createLocalization({ resources: {} });
+  const h = createH(doc, l10n);
+  const { t } = l10n;
   const now = env.now || (() => Date.now());
   const client = () => env.getClient();
-  const errorText = (err) => err?.message || describeError(err || {});
+  const describe = (err) =>
+    describeError(err || {}, { baseURL: env.getGatewayURL?.(), tokenPath: env.tokenPath, t });
+  const errorText = (err) => err?.message || describe(err);
   let syncAbort = null;
   let alive = true;
 
@@ -62,10 +79,11 @@ export function mountPreferences({ doc, root, env }) {
     );
   }
 
-  function group(id, title, intro, children) {
+  /** A group of settings; `titleId` and `introId` are Fluent ids. */
+  function group(id, titleId, introId, children) {
     return h("section", { class: "zc-prefs-group", id: `zocrates-prefs-${id}`, "data-group": id }, [
-      h("h2", {}, [title]),
-      intro ? h("p", { class: "zc-prefs-intro" }, [intro]) : null,
+      h("h2", { l10n: titleId }),
+      introId ? h("p", { class: "zc-prefs-intro", l10n: introId }) : null,
       ...children,
     ]);
   }
@@ -81,7 +99,7 @@ export function mountPreferences({ doc, root, env }) {
   });
   const connStatus = status("zc-conn-status");
   async function testConnection() {
-    setStatus(connStatus, "busy", "Testing the connection…", { spinner: true });
+    setStatus(connStatus, "busy", t("zocrates-pref-testing"), { spinner: true });
     try {
       const c = client();
       await c.health();
@@ -89,7 +107,7 @@ export function mountPreferences({ doc, root, env }) {
       setStatus(
         connStatus,
         "ok",
-        `Connected: Zocrates answers at ${c.baseURL} and accepts the token (${sessions.length} chat${sessions.length === 1 ? "" : "s"}).`,
+        t("zocrates-pref-connected", { url: c.baseURL, count: sessions.length }),
       );
       return true;
     } catch (err) {
@@ -100,7 +118,7 @@ export function mountPreferences({ doc, root, env }) {
   function saveURL() {
     const check = checkGatewayURL(urlInput.value);
     if (!check.ok) {
-      setStatus(connStatus, "error", check.message);
+      setStatus(connStatus, "error", t(check.error));
       return;
     }
     env.setGatewayURL?.(check.url);
@@ -114,31 +132,28 @@ export function mountPreferences({ doc, root, env }) {
       saveURL();
     }
   });
-  const connection = group("connection", "Connection", "", [
+  const connection = group("connection", "zocrates-pref-connection", null, [
     h("div", { class: "zc-field zc-field-wide" }, [
-      h("label", { for: "zocrates-pref-gateway-url", class: "zc-field-label" }, [
-        "Gateway address",
-      ]),
+      h("label", {
+        for: "zocrates-pref-gateway-url",
+        class: "zc-field-label",
+        l10n: "zocrates-pref-gateway-url",
+      }),
       h("div", { class: "zc-field-control zc-inline" }, [
         urlInput,
-        h(
-          "button",
-          {
-            type: "button",
-            class: "zc-btn",
-            id: "zocrates-pref-test-connection",
-            on: { click: () => testConnection() },
-          },
-          ["Test connection"],
-        ),
+        h("button", {
+          type: "button",
+          class: "zc-btn",
+          id: "zocrates-pref-test-connection",
+          l10n: "zocrates-pref-test-connection",
+          on: { click: () => testConnection() },
+        }),
       ]),
-      h("div", { class: "zc-field-help" }, [
-        "Where ",
-        h("code", {}, ["make run"]),
-        " serves Zocrates (http://127.0.0.1:8765 by default). The token is read from ",
-        h("code", {}, [env.tokenPath || "<Zotero data dir>/zocrates-data/gateway.token"]),
-        ".",
-      ]),
+      h(
+        "div",
+        { class: "zc-field-help" },
+        withCode(h, t("zocrates-pref-gateway-help", { path: env.tokenPath || DEFAULT_TOKEN_PATH })),
+      ),
     ]),
     connStatus,
   ]);
@@ -160,33 +175,26 @@ export function mountPreferences({ doc, root, env }) {
       id: "zocrates-sync",
       on: { click: () => sync(false) },
     },
-    [icon(doc, "refresh", { size: 14 }), h("span", {}, ["Index new and changed papers"])],
+    [icon(doc, "refresh", { size: 14 }), h("span", { l10n: "zocrates-pref-sync" })],
   );
-  const fullBtn = h(
-    "button",
-    {
-      type: "button",
-      class: "zc-btn",
-      id: "zocrates-sync-full",
-      title: "Re-read every PDF (takes minutes on a large library)",
-      on: { click: () => sync(true) },
-    },
-    ["Re-index everything"],
-  );
-  const cancelBtn = h(
-    "button",
-    {
-      type: "button",
-      class: "zc-btn",
-      id: "zocrates-sync-cancel",
-      hidden: true,
-      on: { click: () => syncAbort?.abort() },
-    },
-    ["Stop"],
-  );
+  const fullBtn = h("button", {
+    type: "button",
+    class: "zc-btn",
+    id: "zocrates-sync-full",
+    l10n: "zocrates-pref-sync-full",
+    on: { click: () => sync(true) },
+  });
+  const cancelBtn = h("button", {
+    type: "button",
+    class: "zc-btn",
+    id: "zocrates-sync-cancel",
+    hidden: true,
+    l10n: "zocrates-pref-sync-stop",
+    on: { click: () => syncAbort?.abort() },
+  });
 
   /** A labelled progress bar: the keyword phase, then the embedding phase. */
-  function progressBar(id, ariaLabel) {
+  function progressBar(id, labelId) {
     const fillEl = h("div", { class: "zc-progress-fill" });
     const bar = h(
       "div",
@@ -195,7 +203,7 @@ export function mountPreferences({ doc, root, env }) {
         role: "progressbar",
         "aria-valuemin": "0",
         "aria-valuemax": "100",
-        "aria-label": ariaLabel,
+        l10n: labelId,
         hidden: true,
       },
       [fillEl],
@@ -218,12 +226,15 @@ export function mountPreferences({ doc, root, env }) {
       },
     };
   }
-  const keywordBar = progressBar("zocrates-progress-keyword", "Library indexing");
-  const embeddingBar = progressBar("zocrates-progress-embedding", "Embedding passages");
+  const keywordBar = progressBar("zocrates-progress-keyword", "zocrates-pref-progress-keyword");
+  const embeddingBar = progressBar(
+    "zocrates-progress-embedding",
+    "zocrates-pref-progress-embedding",
+  );
 
   function showProgress(data) {
-    const p = keywordBar.show(syncProgress(data));
-    if (data.embedding) embeddingBar.show(embeddingProgress(data.embedding));
+    const p = keywordBar.show(syncProgress(data, l10n));
+    if (data.embedding) embeddingBar.show(embeddingProgress(data.embedding, l10n));
     return p;
   }
 
@@ -249,14 +260,10 @@ export function mountPreferences({ doc, root, env }) {
           last = showProgress(ev.data);
           lastData = ev.data;
           if (ev.data?.phase === "searchable")
-            setStatus(
-              syncStatus,
-              "ok",
-              "Every paper is searchable by keyword; embeddings follow in the background.",
-            );
+            setStatus(syncStatus, "ok", t("zocrates-pref-sync-searchable-status"));
         }
         if (ev.event === "error") {
-          setStatus(syncStatus, "error", ev.data?.display || describeError(ev.data || {}));
+          setStatus(syncStatus, "error", ev.data?.display || describe(ev.data));
           break;
         }
       }
@@ -264,9 +271,8 @@ export function mountPreferences({ doc, root, env }) {
     } catch (err) {
       const embedding = lastData && ["searchable", "embedding"].includes(lastData.phase);
       if (isAbortError(err) && embedding)
-        setStatus(syncStatus, "", "Stopped watching; the embeddings go on in the background.");
-      else if (isAbortError(err))
-        setStatus(syncStatus, "", "Indexing stopped; what was indexed is kept.");
+        setStatus(syncStatus, "", t("zocrates-pref-sync-stopped-watching"));
+      else if (isAbortError(err)) setStatus(syncStatus, "", t("zocrates-pref-sync-stopped"));
       else setStatus(syncStatus, "error", errorText(err));
     } finally {
       syncAbort = null;
@@ -277,26 +283,21 @@ export function mountPreferences({ doc, root, env }) {
     }
   }
 
-  const library = group(
-    "library",
-    "Library index",
-    "Zocrates reads the PDFs of your Zotero library into a local search index. Indexing again only reads what changed.",
-    [
-      libraryLine,
-      problemsList,
-      h("div", { class: "zc-pref-actions" }, [syncBtn, fullBtn, cancelBtn]),
-      keywordBar.wrap,
-      embeddingBar.wrap,
-      syncStatus,
-    ],
-  );
+  const library = group("library", "zocrates-pref-library", "zocrates-pref-library-intro", [
+    libraryLine,
+    problemsList,
+    h("div", { class: "zc-pref-actions" }, [syncBtn, fullBtn, cancelBtn]),
+    keywordBar.wrap,
+    embeddingBar.wrap,
+    syncStatus,
+  ]);
 
   async function refreshLibrary() {
     try {
       const s = await client().libraryStatus();
-      fill(h, libraryLine, [libraryStatusLine(s, now())]);
+      fill(h, libraryLine, [libraryStatusLine(s, now(), l10n)]);
       libraryLine.removeAttribute("data-kind");
-      const problems = problemLines(s);
+      const problems = problemLines(s, l10n);
       fill(
         h,
         problemsList,
@@ -304,7 +305,7 @@ export function mountPreferences({ doc, root, env }) {
       );
       problemsList.hidden = problems.length === 0;
       if (!syncAbort && s.embedding_phase?.chunks_pending)
-        embeddingBar.show(embeddingProgress(s.embedding_phase));
+        embeddingBar.show(embeddingProgress(s.embedding_phase, l10n));
     } catch (err) {
       fill(h, libraryLine, [errorText(err)]);
       libraryLine.setAttribute("data-kind", "error");
@@ -325,7 +326,7 @@ export function mountPreferences({ doc, root, env }) {
       id: "zocrates-pref-clean-up",
       on: { click: () => cleanUp() },
     },
-    [icon(doc, "trash", { size: 14 }), h("span", {}, ["Clean Up Now"])],
+    [icon(doc, "trash", { size: 14 }), h("span", { l10n: "zocrates-pref-clean-up" })],
   );
 
   async function saveField(field, input, fieldStatus) {
@@ -333,17 +334,18 @@ export function mountPreferences({ doc, root, env }) {
     try {
       value = parseFieldValue(field.kind, field.kind === "bool" ? input.checked : input.value);
     } catch (err) {
-      setStatus(fieldStatus, "error", err.message);
+      // parseFieldValue's RangeError names the sentence by its Fluent id
+      setStatus(fieldStatus, "error", t(err.message));
       input.setAttribute("aria-invalid", "true");
       return;
     }
-    setStatus(fieldStatus, "busy", "Saving…", { spinner: true });
+    setStatus(fieldStatus, "busy", t("zocrates-pref-saving"), { spinner: true });
     try {
       const config = await client().putConfig({ [field.key]: value });
       field.value = config[field.key];
       if (field.kind !== "bool") input.value = formatFieldValue(field.kind, field.value);
       input.removeAttribute("aria-invalid");
-      setStatus(fieldStatus, "ok", "Saved");
+      setStatus(fieldStatus, "ok", t("zocrates-pref-saved"));
     } catch (err) {
       input.setAttribute("aria-invalid", "true");
       setStatus(fieldStatus, "error", err?.serverMessage || errorText(err));
@@ -384,7 +386,7 @@ export function mountPreferences({ doc, root, env }) {
         field.defaultValue !== null &&
         field.defaultValue !== ""
       )
-        attrs.placeholder = `default ${field.defaultValue}`;
+        attrs.placeholder = t("zocrates-pref-default", { value: String(field.defaultValue) });
       input = h("input", attrs);
       input.addEventListener("change", () => saveField(field, input, fieldStatus));
       input.addEventListener("keydown", (e) => {
@@ -394,19 +396,28 @@ export function mountPreferences({ doc, root, env }) {
         }
       });
     }
-    const description = field.description
-      ? h("div", { class: "zc-field-help", id: `${id}-help` }, [field.description])
-      : null;
+    // A known key's label and help are Fluent messages; a newer gateway's key shows its name
+    // and the gateway's description.
+    const label = (tag, attrs) =>
+      h(tag, { ...attrs, l10n: field.labelId }, field.labelId ? [] : [field.label]);
+    const description =
+      field.helpId || field.description
+        ? h(
+            "div",
+            { class: "zc-field-help", id: `${id}-help`, l10n: field.helpId },
+            field.helpId ? [] : [field.description],
+          )
+        : null;
     if (description) input.setAttribute("aria-describedby", `${id}-help`);
     if (field.kind === "bool") {
       return h("div", { class: "zc-field zc-field-check", "data-key": field.key }, [
-        h("label", { class: "zc-check", for: id }, [input, h("span", {}, [field.label])]),
+        h("label", { class: "zc-check", for: id }, [input, label("span", {})]),
         description,
         fieldStatus,
       ]);
     }
     return h("div", { class: "zc-field", "data-key": field.key }, [
-      h("label", { for: id, class: "zc-field-label" }, [field.label]),
+      label("label", { for: id, class: "zc-field-label" }),
       h("div", { class: "zc-field-control" }, [input, datalist, fieldStatus]),
       description,
     ]);
@@ -415,7 +426,7 @@ export function mountPreferences({ doc, root, env }) {
   async function refreshStorage() {
     try {
       const s = await client().storageStats();
-      fill(h, storageStats, [storageLine(s)]);
+      fill(h, storageStats, [storageLine(s, l10n)]);
       storageStats.removeAttribute("data-kind");
       return s;
     } catch (err) {
@@ -428,15 +439,10 @@ export function mountPreferences({ doc, root, env }) {
   async function cleanUp() {
     cleanBtn.disabled = true;
     cleanBtn.setAttribute("aria-busy", "true");
-    setStatus(
-      cleanStatus,
-      "busy",
-      "Cleaning up: applying the retention rules, then compacting the database if it is worth it…",
-      { spinner: true },
-    );
+    setStatus(cleanStatus, "busy", t("zocrates-pref-cleaning"), { spinner: true });
     try {
       const report = await client().maintenance();
-      setStatus(cleanStatus, "ok", maintenanceLine(report));
+      setStatus(cleanStatus, "ok", maintenanceLine(report, l10n));
       cleanStatus.setAttribute("data-deleted", String(report?.deleted ?? 0));
     } catch (err) {
       setStatus(cleanStatus, "error", errorText(err));
@@ -448,7 +454,7 @@ export function mountPreferences({ doc, root, env }) {
   }
 
   async function refreshConfig() {
-    setStatus(configStatus, "busy", "Loading settings…", { spinner: true });
+    setStatus(configStatus, "busy", t("zocrates-pref-loading"), { spinner: true });
     let body;
     try {
       body = await client().getConfig();
@@ -470,12 +476,16 @@ export function mountPreferences({ doc, root, env }) {
           );
           children.push(h("div", { class: "zc-pref-actions" }, [cleanBtn]), cleanStatus);
         }
-        return group(g.id, g.title, g.intro, children);
+        return group(g.id, g.titleId, g.introId, children);
       }),
     );
     if (body.path)
       configHost.appendChild(
-        h("p", { class: "zc-muted zc-config-path" }, ["Saved in ", h("code", {}, [body.path])]),
+        h(
+          "p",
+          { class: "zc-muted zc-config-path" },
+          withCode(h, t("zocrates-pref-saved-in", { path: body.path })),
+        ),
       );
     refreshStorage();
   }
@@ -486,7 +496,7 @@ export function mountPreferences({ doc, root, env }) {
     testConnection();
   }
 
-  const page = h("div", { class: "zocrates-prefs" }, [
+  const page = h("div", { class: "zocrates-prefs", lang: l10n.locale }, [
     connection,
     library,
     configStatus,

@@ -30,7 +30,23 @@ export function createApp({
   version = "",
   l10nResources = {},
 }) {
-  const env = createEnv({ Zotero, fetch, IOUtils, PathUtils });
+  const log = (...args) => Zotero.debug(`${config.addonName}: ${args.join(" ")}`);
+  let l10n = null;
+  /** The pane's strings in Zotero's language (the closest shipped locale, else English). */
+  const localization = () =>
+    (l10n ||= createLocalization({
+      locale: Zotero.locale || "en-US",
+      resources: l10nResources,
+      log: (m) => log(m),
+    }));
+  // The gateway's errors are worded in the same language (describeError through the client).
+  const env = createEnv({
+    Zotero,
+    fetch,
+    IOUtils,
+    PathUtils,
+    t: (id, args) => localization().t(id, args),
+  });
   const data = {
     alive: true,
     initialized: false,
@@ -41,9 +57,7 @@ export function createApp({
     windows: new Map(),
   };
 
-  const log = (...args) => Zotero.debug(`${config.addonName}: ${args.join(" ")}`);
   const readerListeners = new Set();
-  let l10n = null;
 
   async function registerDataDir() {
     try {
@@ -64,14 +78,7 @@ export function createApp({
     log,
 
     /** The pane's strings in Zotero's language (the closest shipped locale, else English). */
-    l10n() {
-      l10n ||= createLocalization({
-        locale: Zotero.locale || "en-US",
-        resources: l10nResources,
-        log: (m) => log(m),
-      });
-      return l10n;
-    },
+    l10n: localization,
 
     async ready() {
       await Promise.all([
@@ -167,6 +174,7 @@ export function createApp({
           },
           tokenPath: env.tokenPath(),
           AbortController: win.AbortController,
+          l10n: this.l10n(),
         },
       });
     },

@@ -9,9 +9,11 @@ import { PREFS } from "../config.js";
 export const TOKEN_FILE = ["zocrates-data", "gateway.token"];
 
 /**
- * @param {{Zotero: any, fetch: typeof fetch, IOUtils: any, PathUtils: any}} globals
+ * @param {{Zotero: any, fetch: typeof fetch, IOUtils: any, PathUtils: any,
+ *          t?: (id: string, args?: object) => string}} globals
+ *   t: the app's localization (l10n.js), for the gateway errors' messages
  */
-export function createEnv({ Zotero, fetch, IOUtils, PathUtils }) {
+export function createEnv({ Zotero, fetch, IOUtils, PathUtils, t }) {
   let cachedToken = null;
 
   const getPref = (key, fallback = undefined) => {
@@ -35,7 +37,7 @@ export function createEnv({ Zotero, fetch, IOUtils, PathUtils }) {
       throw new GatewayError({
         code: Codes.TOKEN_MISSING,
         message: String(err?.message || err),
-        context: { tokenPath: path, baseURL: gatewayURL() },
+        context: { tokenPath: path, baseURL: gatewayURL(), t },
         cause: err,
       });
     }
@@ -52,6 +54,7 @@ export function createEnv({ Zotero, fetch, IOUtils, PathUtils }) {
       getToken: readToken,
       baseURL: gatewayURL(),
       tokenPath: tokenPath(),
+      t,
     });
   }
 

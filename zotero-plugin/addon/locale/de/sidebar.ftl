@@ -216,3 +216,47 @@ zocrates-card-trigger-budget_exhausted = Die Suche hat ihr Budget aufgebraucht, 
 zocrates-card-trigger-gaps = Die Suche hat Teile der Frage ohne Belege gelassen.
 zocrates-card-trigger-agent_request = Der Suchagent hat um mehr Spielraum gebeten, um fertig zu werden.
 zocrates-card-stats = { $evidence } Textstellen mit { $calls } von { $budget } Suchen und { $words } von { $ceiling } Wörtern gefunden.
+# Die Karte um diese herum: ihr Titel, die Budgetanzeigen, die abgedeckten Quellen, das
+# Feld für Hinweise, was jede Wahl kostet und die Schaltfläche zum Verwerfen.
+zocrates-card-title = Die Suche hat vor der Antwort angehalten
+zocrates-card-choose-prompt = Wählen Sie, wie es weitergehen soll.
+zocrates-card-meter-searches = Suchen
+zocrates-card-meter-words = Gelesene Wörter
+zocrates-card-meter-value = { $used } von { $of }
+zocrates-card-passages-found = Gefundene Textstellen
+zocrates-card-meter-count = { $count }
+zocrates-card-from-papers =
+    { $count ->
+        [one] aus { $count } Artikel
+       *[other] aus { $count } Artikeln
+    }
+zocrates-card-open-page = S. { $page } im Reader öffnen
+zocrates-card-open = Im Reader öffnen
+zocrates-card-page = S. { $page }
+zocrates-card-nothing-found = Bisher wurde nichts Relevantes gefunden.
+zocrates-card-guidance-label = Hinweise für den nächsten Durchgang
+zocrates-card-guidance-optional = (optional)
+zocrates-card-guidance-kept = Die Hinweise werden mit Ihrer Wahl gespeichert.
+zocrates-card-guidance-shortcut = { $shortcut } gewährt die Erweiterung mit diesen Hinweisen.
+zocrates-card-discard = Diese Runde verwerfen
+zocrates-card-discard-title = Diese Frage und ihre Suche aus dem Chat entfernen; die Frage kommt zurück in das Feld unten
+# Die Zeile unter der Schaltfläche zum Gewähren: cost-grant oder cost-grant-chunks, dann
+# cost-last-extension oder cost-more-extensions.
+zocrates-card-cost-grant = Ein weiterer Suchdurchgang, gelenkt durch Ihre Hinweise, dann die Antwort.
+zocrates-card-cost-grant-chunks =
+    { $chunks ->
+        [one] Ein weiterer Suchdurchgang, gelenkt durch Ihre Hinweise, dann die Antwort aus bis zu { $chunks } Textstelle.
+       *[other] Ein weiterer Suchdurchgang, gelenkt durch Ihre Hinweise, dann die Antwort aus bis zu { $chunks } Textstellen.
+    }
+zocrates-card-cost-last-extension = Dies ist die letzte Erweiterung.
+zocrates-card-cost-more-extensions =
+    { $count ->
+        [one] Danach ist noch { $count } weitere Erweiterung möglich.
+       *[other] Danach sind noch { $count } weitere Erweiterungen möglich.
+    }
+zocrates-card-cost-none-left = Für diese Frage sind keine Erweiterungen mehr übrig.
+zocrates-card-cost-synthesize =
+    { $count ->
+        [one] Keine weitere Suche: Die Antwort entsteht jetzt aus der { $count } bisher gefundenen Textstelle.
+       *[other] Keine weitere Suche: Die Antwort entsteht jetzt aus den { $count } bisher gefundenen Textstellen.
+    }

@@ -216,3 +216,47 @@ zocrates-card-trigger-budget_exhausted = The search used up its budget before it
 zocrates-card-trigger-gaps = The search left parts of the question without evidence.
 zocrates-card-trigger-agent_request = The search agent asked for more room to finish.
 zocrates-card-stats = { $evidence } passages found with { $calls } of { $budget } searches and { $words } of { $ceiling } words.
+# The card around those: its title, the budget meters, the covered sources, the guidance box,
+# what each choice costs and the discard button.
+zocrates-card-title = The search paused before answering
+zocrates-card-choose-prompt = Choose how to continue.
+zocrates-card-meter-searches = Searches
+zocrates-card-meter-words = Words read
+zocrates-card-meter-value = { $used } of { $of }
+zocrates-card-passages-found = Passages found
+zocrates-card-meter-count = { $count }
+zocrates-card-from-papers =
+    { $count ->
+        [one] from { $count } paper
+       *[other] from { $count } papers
+    }
+zocrates-card-open-page = Open p. { $page } in the reader
+zocrates-card-open = Open in the reader
+zocrates-card-page = p. { $page }
+zocrates-card-nothing-found = Nothing relevant was found yet.
+zocrates-card-guidance-label = Guidance for the next pass
+zocrates-card-guidance-optional = (optional)
+zocrates-card-guidance-kept = The guidance is kept with your choice.
+zocrates-card-guidance-shortcut = { $shortcut } grants the extension with this guidance.
+zocrates-card-discard = Discard this turn
+zocrates-card-discard-title = Remove this question and its search from the chat; the question comes back to the box below
+# The line under the grant button: cost-grant or cost-grant-chunks, then cost-last-extension
+# or cost-more-extensions.
+zocrates-card-cost-grant = Another search pass, steered by your guidance, then the answer.
+zocrates-card-cost-grant-chunks =
+    { $chunks ->
+        [one] Another search pass, steered by your guidance, then the answer from up to { $chunks } passage.
+       *[other] Another search pass, steered by your guidance, then the answer from up to { $chunks } passages.
+    }
+zocrates-card-cost-last-extension = This is the last extension.
+zocrates-card-cost-more-extensions =
+    { $count ->
+        [one] { $count } more extension possible after this one.
+       *[other] { $count } more extensions possible after this one.
+    }
+zocrates-card-cost-none-left = No extensions left for this question.
+zocrates-card-cost-synthesize =
+    { $count ->
+        [one] No more searching: answers now from the { $count } passage found so far.
+       *[other] No more searching: answers now from the { $count } passages found so far.
+    }
