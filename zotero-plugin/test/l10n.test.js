@@ -4,6 +4,7 @@ import path from "node:path";
 import { describe, test } from "node:test";
 import { parseHTML } from "linkedom";
 import { ENGLISH } from "../src/card.js";
+import { ENGLISH as STEP_ENGLISH } from "../src/ui/steps.js";
 import { Codes, describeError } from "../src/errors.js";
 import { createLocalization, negotiateLocale } from "../src/l10n.js";
 import { createH } from "../src/ui/dom.js";
@@ -12,7 +13,7 @@ import { localization, readResources } from "./l10n-fixture.js";
 
 const SRC = path.join(import.meta.dirname, "..", "src");
 const MESSAGE_ID =
-  /["`](zocrates-(?:sidebar|sessions|time|notice|action|empty|example|answer|steps|live|scope|snippet|card|menu|rail|note|citation|pref|error)-(?!chip\b|unverified\b)[a-z0-9_-]*)["`$]/g;
+  /["`](zocrates-(?:sidebar|sessions|time|notice|action|empty|example|answer|steps|live|scope|snippet|card|menu|rail|note|citation|pref|error|step|reader)-(?!chip\b|unverified\b)[a-z0-9_-]*)["`$]/g;
 
 function sourceFiles(dir = SRC) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -155,6 +156,28 @@ describe("localization", () => {
     };
     for (const key of Object.keys(ENGLISH))
       assert.equal(en.t(`zocrates-card-${key}`, args), ENGLISH[key](args), key);
+  });
+
+  test("steps.js's English is the English file's, for one and for several", () => {
+    const en = localization("en-US");
+    for (const count of [1, 3]) {
+      const args = {
+        query: "lmer optimizer",
+        count,
+        items: "A; B",
+        more: 2,
+        page: 4,
+        start: 20,
+        end: 21,
+        where: "p. 4",
+        tool: "search corpus",
+        number: 1,
+        max: 2,
+        text: "photonic",
+      };
+      for (const key of Object.keys(STEP_ENGLISH))
+        assert.equal(en.t(key, args), STEP_ENGLISH[key](args), `${key} (${count})`);
+    }
   });
 
   test("the gateway's errors: English without a localization, the file's words with one", () => {

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { GatewayError } from "../src/errors.js";
+import { localization } from "./l10n-fixture.js";
 import {
   createChatController,
   memoryPrefs,
@@ -93,9 +94,14 @@ function fakeClient({
   return c;
 }
 
-function setup(options = {}, prefs = memoryPrefs()) {
+function setup(options = {}, prefs = memoryPrefs(), t = null) {
   const client = fakeClient(options);
-  const controller = createChatController({ getClient: () => client, prefs, now: () => 1_000_000 });
+  const controller = createChatController({
+    getClient: () => client,
+    prefs,
+    now: () => 1_000_000,
+    t,
+  });
   const changes = [];
   controller.subscribe((_s, kind) => changes.push(kind));
   return { client, controller, prefs, changes, state: () => controller.state };
@@ -252,6 +258,21 @@ describe("controller: a turn", () => {
     release();
     await first;
     assert.equal(client.calls.filter((c) => c[0] === "chat").length, 1);
+  });
+
+  test("the notices are the pane's language when it has one", async () => {
+    let release;
+    const gate = (ev) => (ev.event === "done" ? new Promise((r) => (release = r)) : null);
+    const de = localization("de");
+    const { controller, state } = setup({ chat: resumeStreamCompleted(), gate }, undefined, de.t);
+    await controller.init();
+    const first = controller.send("first");
+    while (!release) await tick();
+    assert.equal(await controller.send("second"), false);
+    assert.equal(state().notice.message, de.t("zocrates-notice-busy-send"));
+    assert.match(state().notice.message, /^Zocrates antwortet noch/);
+    release();
+    await first;
   });
 
   test("stop: the bubble is stopped", async () => {

@@ -310,6 +310,10 @@ describe("steps", () => {
     assert.equal(say(liveActivity(rows, { answering: true })), "Writing the answer…");
     assert.equal(say(liveActivity([])), "Starting…");
     const de = localization("de");
+    const germanRows = stepRows(steps, de.t);
+    assert.equal(germanRows[2].label, "„lmer optimizer“ gesucht");
+    assert.equal(germanRows[3].label, "S. 20–21 gelesen");
+    assert.equal(germanRows[6].label, "Sie haben Erweiterung 1 gewährt");
     const german = stepsHeadline(rows).map(([id, args]) => de.t(id, args));
     assert.equal(german.length, 4);
     assert.match(german[0], /^2 /);

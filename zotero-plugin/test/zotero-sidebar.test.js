@@ -4,6 +4,7 @@ import { describe, test } from "node:test";
 import { createApp } from "../src/zotero/app.js";
 import { findDock, mountSidebar, zoteroSelection } from "../src/zotero/sidebar.js";
 import { fakeFiles, fakeZotero } from "./fake-zotero.js";
+import { readResources } from "./l10n-fixture.js";
 
 const item = (key, title, parent = null) => ({
   key,
@@ -83,6 +84,7 @@ describe("app: the reader's text selection and the preferences", () => {
     const app = createApp({
       Zotero: z.Zotero,
       rootURI: "file:///p/",
+      l10nResources: readResources(),
       fetch: async () => ({ ok: true, status: 200, text: async () => "{}" }),
       ...fakeFiles({}),
     });
@@ -125,6 +127,7 @@ describe("app: the reader's text selection and the preferences", () => {
     assert.deepEqual(offered, [snippet]);
     assert.equal(appended[0], button);
     assert.equal(button.textContent, "Ask Zocrates about this");
+    assert.equal(button.title, "Pin this passage to your next question in the Zocrates pane");
     button.listeners.click();
     assert.deepEqual(pinned, [snippet]);
   });

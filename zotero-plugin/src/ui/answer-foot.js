@@ -87,7 +87,9 @@ export function createAnswerFoot(ctx) {
         await env.saveNote({ ...answer, labels: noteLabels() });
         flash(button, "zocrates-answer-saved-note");
       } catch (err) {
-        flash(button, "zocrates-answer-save-failed", { message: String(err?.message || err) });
+        if (err?.code === "library_read_only")
+          flash(button, "zocrates-answer-save-read-only", { library: err.library || "" });
+        else flash(button, "zocrates-answer-save-failed", { message: String(err?.message || err) });
       } finally {
         button.disabled = false;
       }

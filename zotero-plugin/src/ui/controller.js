@@ -92,6 +92,7 @@ export function createChatController({
   now = () => Date.now(),
   log = () => {},
   AbortController: Abort = globalThis.AbortController,
+  t = null,
 } = {}) {
   if (typeof getClient !== "function")
     throw new TypeError("createChatController needs getClient()");
@@ -133,10 +134,29 @@ export function createChatController({
     state.notice = notice;
   };
 
+  // The pane's notices: a Fluent message (sidebar.ftl zocrates-notice-*) with the pane's
+  // localization, the English beside it without one (tests, a bare controller).
+  const say = (id, english, args) => (t ? t(id, args) : english);
+
+  const BUSY = {
+    switch: "switch chats",
+    new: "start a new chat",
+    delete: "delete this chat",
+    send: "send another question",
+    checkpoint: "answer the checkpoint",
+    rewind: "rewind",
+    edit: "edit a question",
+  };
+
   function blockWhileStreaming(what) {
     if (!busy()) return false;
     setNotice(
-      infoNotice(`Zocrates is still answering. Wait for it, or press Stop, before you ${what}.`),
+      infoNotice(
+        say(
+          `zocrates-notice-busy-${what}`,
+          `Zocrates is still answering. Wait for it, or press Stop, before you ${BUSY[what]}.`,
+        ),
+      ),
     );
     emit();
     return true;
@@ -292,7 +312,7 @@ export function createChatController({
         emit();
         return true;
       }
-      if (blockWhileStreaming("switch chats")) return false;
+      if (blockWhileStreaming("switch")) return false;
       state.loadingSession = true;
       emit();
       try {
@@ -328,7 +348,7 @@ export function createChatController({
 
     /** A new chat (an empty current chat is reused rather than making another). */
     async newSession() {
-      if (blockWhileStreaming("start a new chat")) return false;
+      if (blockWhileStreaming("new")) return false;
       if (state.session && state.messages.length === 0) {
         restoreComposer(state.composer.text);
         emit();
@@ -375,7 +395,7 @@ export function createChatController({
     },
 
     async deleteSession(id) {
-      if (state.streaming && state.session?.id === id && blockWhileStreaming("delete this chat"))
+      if (state.streaming && state.session?.id === id && blockWhileStreaming("delete"))
         return false;
       try {
         await client().deleteSession(id);
@@ -436,7 +456,15 @@ export function createChatController({
       if (state.readerSelection && s.text === state.readerSelection.text)
         state.readerSelection = null;
       if (state.scope.snippets.length === before && !S.canAddSnippet(state.scope)) {
-        setNotice(infoNotice(`At most ${S.LIMITS.snippets} passages can be pinned to a question.`));
+        setNotice(
+          infoNotice(
+            say(
+              "zocrates-notice-pin-limit",
+              `At most ${S.LIMITS.snippets} passages can be pinned to a question.`,
+              { max: S.LIMITS.snippets },
+            ),
+          ),
+        );
       }
       restoreComposer(state.composer.text);
       emit();
@@ -462,7 +490,7 @@ export function createChatController({
     async send(text) {
       const prompt = String(text ?? "").trim();
       if (!prompt) return false;
-      if (blockWhileStreaming("send another question")) return false;
+      if (blockWhileStreaming("send")) return false;
       let body;
       try {
         if (!state.session) {
@@ -526,7 +554,7 @@ export function createChatController({
 
     /** The checkpoint card's choice: the same bubble takes the /chat/resume stream. */
     async resume(bubbleId, action, guidance = "") {
-      if (blockWhileStreaming("answer the checkpoint")) return false;
+      if (blockWhileStreaming("checkpoint")) return false;
       const bubble = state.messages.find((m) => m.id === bubbleId);
       if (!bubble?.checkpoint || !state.session) return false;
       let body;
@@ -572,7 +600,14 @@ export function createChatController({
       if (blockWhileStreaming("rewind")) return false;
       const target = M.rewindTarget(state.messages, userMessageId);
       if (!target || !state.session) {
-        setNotice(infoNotice("This question was not saved yet, so there is nothing to rewind."));
+        setNotice(
+          infoNotice(
+            say(
+              "zocrates-notice-rewind-unsaved",
+              "This question was not saved yet, so there is nothing to rewind.",
+            ),
+          ),
+        );
         emit();
         return false;
       }
@@ -589,7 +624,10 @@ export function createChatController({
       restoreComposer(target.text);
       setNotice(
         infoNotice(
-          "Rewound: the question is back in the box below, with the scope and passages it was asked with.",
+          say(
+            "zocrates-notice-rewound",
+            "Rewound: the question is back in the box below, with the scope and passages it was asked with.",
+          ),
         ),
       );
       emit();
@@ -605,10 +643,17 @@ export function createChatController({
 
     /** Edit a previous question: its text and scope come back; sending rewinds, then asks. */
     startEdit(userMessageId) {
-      if (blockWhileStreaming("edit a question")) return false;
+      if (blockWhileStreaming("edit")) return false;
       const target = M.rewindTarget(state.messages, userMessageId);
       if (!target) {
-        setNotice(infoNotice("This question was not saved yet, so it cannot be edited."));
+        setNotice(
+          infoNotice(
+            say(
+              "zocrates-notice-edit-unsaved",
+              "This question was not saved yet, so it cannot be edited.",
+            ),
+          ),
+        );
         emit();
         return false;
       }
@@ -668,7 +713,12 @@ export function createChatController({
             state.scope = keep.scope;
             restoreComposer(keep.text);
             setNotice(
-              infoNotice("The paused turn was discarded. Your new question is ready to send."),
+              infoNotice(
+                say(
+                  "zocrates-notice-discarded",
+                  "The paused turn was discarded. Your new question is ready to send.",
+                ),
+              ),
             );
             emit();
           }

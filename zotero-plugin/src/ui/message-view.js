@@ -213,7 +213,7 @@ export function createMessagesView(ctx, { noticeBody }) {
     entry.node.setAttribute("data-passes", String(m.passes || 1));
 
     // status in the head
-    const rows = stepRows(m.steps);
+    const rows = stepRows(m.steps, h.l10n ? h.t : undefined);
     const { offline, notice, body } = splitOfflineNotice(m.answer);
     const status = streaming
       ? body.trim()

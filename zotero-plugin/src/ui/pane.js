@@ -25,6 +25,7 @@ export function createPane({ doc, root, env }) {
     now: env.now,
     log: env.log,
     AbortController: env.AbortController,
+    t: env.l10n ? env.l10n.t : null,
   });
   const view = createPaneView({ doc, root, controller, env });
   const setTimer = env.setTimeout || ((f, ms) => setTimeout(f, ms));

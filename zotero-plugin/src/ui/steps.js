@@ -3,7 +3,47 @@
  * (messages.js: call, result, thought, note, checkpoint, decision) become display rows, a
  * function call merged with its result ("Searched “lmer optimizer” · 8 passages"). Pure.
  */
-import { plural, truncate } from "./format.js";
+import { truncate } from "./format.js";
+
+const n = (v) => new Intl.NumberFormat("en-US").format(v);
+const many = (count, one, other) => `${n(count)} ${count === 1 ? one : other}`;
+
+/** English, for when no localization is given; keys are sidebar.ftl's zocrates-step-* ids. */
+export const ENGLISH = Object.freeze({
+  "zocrates-step-research": () => "Research the library",
+  "zocrates-step-searched": ({ query }) => `Searched “${query}”`,
+  "zocrates-step-searched-library": () => "Searched the library",
+  "zocrates-step-passages": ({ count }) => many(count, "passage", "passages"),
+  "zocrates-step-items-more": ({ items, more }) => `${items} and ${n(more)} more`,
+  "zocrates-step-page": ({ page }) => `p. ${page}`,
+  "zocrates-step-pages": ({ start, end }) => `pp. ${start}–${end}`,
+  "zocrates-step-read": ({ where }) => `Read ${where}`,
+  "zocrates-step-read-paper": () => "Read a paper",
+  "zocrates-step-toc": () => "Looked at the table of contents",
+  "zocrates-step-conclude": () => "Concluded the search",
+  "zocrates-step-extend": () => "Asked for more room to search",
+  "zocrates-step-openalex": ({ query }) => `Searched OpenAlex for “${query}”`,
+  "zocrates-step-openalex-any": () => "Searched OpenAlex",
+  "zocrates-step-works": ({ count }) => many(count, "work", "works"),
+  "zocrates-step-failed": ({ tool }) => `${tool} failed`,
+  "zocrates-step-thought": () => "Thought",
+  "zocrates-step-note": () => "Note",
+  "zocrates-step-paused": ({ number, max }) =>
+    `Paused for your decision: extension ${number} of ${max} offered`,
+  "zocrates-step-paused-final": () => "Paused for your decision: no extension left",
+  "zocrates-step-gaps": ({ count }) =>
+    `${many(count, "part", "parts")} of the question without evidence`,
+  "zocrates-step-granted": ({ number }) => `You granted extension ${number}`,
+  "zocrates-step-granted-any": () => "You granted an extension",
+  "zocrates-step-synthesize": () => "You chose to synthesize with the evidence found",
+  "zocrates-step-guidance": ({ text }) => `Guidance: “${text}”`,
+});
+
+/** The English text of a zocrates-step-* message (the default `t` of stepRows). */
+export function englishStep(id, args = {}) {
+  const f = ENGLISH[id];
+  return f ? f(args) : id;
+}
 
 /** Tool arguments arrive as an object, or (when long) as a JSON string the gateway cut. */
 export function toolArgs(args) {
@@ -25,21 +65,25 @@ export function toolArgs(args) {
   return {};
 }
 
-const pages = (a, b) => {
+function pages(a, b, t) {
   const s = Number(a);
   const e = Number(b);
   if (!Number.isInteger(s) || s < 1) return "";
-  return Number.isInteger(e) && e > s ? `pp. ${s}–${e}` : `p. ${s}`;
-};
-
-function itemsText(result) {
-  const items = Array.isArray(result?.items) ? result.items.map(String).filter(Boolean) : [];
-  if (!items.length) return "";
-  const shown = items.slice(0, 2).map((t) => truncate(t, 48));
-  return items.length > 2 ? `${shown.join("; ")} and ${items.length - 2} more` : shown.join("; ");
+  return Number.isInteger(e) && e > s
+    ? t("zocrates-step-pages", { start: s, end: e })
+    : t("zocrates-step-page", { page: s });
 }
 
-function describeCall(call, result) {
+function itemsText(result, t) {
+  const items = Array.isArray(result?.items) ? result.items.map(String).filter(Boolean) : [];
+  if (!items.length) return "";
+  const shown = items.slice(0, 2).map((x) => truncate(x, 48));
+  return items.length > 2
+    ? t("zocrates-step-items-more", { items: shown.join("; "), more: items.length - 2 })
+    : shown.join("; ");
+}
+
+function describeCall(call, result, t) {
   const a = toolArgs(call.args);
   const row = {
     kind: "tool",
@@ -54,23 +98,25 @@ function describeCall(call, result) {
   switch (call.name) {
     case "search_library":
       row.kind = "research";
-      row.label = "Research the library";
+      row.label = t("zocrates-step-research");
       row.detail = a.request ? truncate(a.request, 140) : "";
       break;
     case "search_corpus": {
       row.kind = "search";
-      row.label = a.query ? `Searched “${truncate(a.query, 70)}”` : "Searched the library";
+      row.label = a.query
+        ? t("zocrates-step-searched", { query: truncate(a.query, 70) })
+        : t("zocrates-step-searched-library");
       if (result && result.count != null) {
-        const found = plural(result.count, "passage");
-        const items = itemsText(result);
+        const found = t("zocrates-step-passages", { count: result.count });
+        const items = itemsText(result, t);
         row.detail = items ? `${found} · ${items}` : found;
       }
       break;
     }
     case "read_document": {
       row.kind = "read";
-      const where = pages(a.start_page ?? a.page, a.end_page);
-      row.label = where ? `Read ${where}` : "Read a paper";
+      const where = pages(a.start_page ?? a.page, a.end_page, t);
+      row.label = where ? t("zocrates-step-read", { where }) : t("zocrates-step-read-paper");
       row.detail = result?.title ? truncate(result.title, 90) : a.item_key || "";
       if (a.item_key)
         row.link = { itemKey: String(a.item_key), page: Number(a.start_page ?? a.page) || null };
@@ -78,25 +124,26 @@ function describeCall(call, result) {
     }
     case "get_document_toc":
       row.kind = "toc";
-      row.label = "Looked at the table of contents";
+      row.label = t("zocrates-step-toc");
       row.detail = result?.title ? truncate(result.title, 90) : a.item_key || "";
       if (a.item_key) row.link = { itemKey: String(a.item_key), page: null };
       break;
     case "conclude_search":
       row.kind = "conclude";
-      row.label = "Concluded the search";
+      row.label = t("zocrates-step-conclude");
       break;
     case "request_search_extension":
       row.kind = "extend-request";
-      row.label = "Asked for more room to search";
+      row.label = t("zocrates-step-extend");
       row.detail = a.justification ? truncate(a.justification, 140) : "";
       break;
     case "search_online_literature":
       row.kind = "search";
       row.label = a.query
-        ? `Searched OpenAlex for “${truncate(a.query, 60)}”`
-        : "Searched OpenAlex";
-      if (result && result.count != null) row.detail = plural(result.count, "work");
+        ? t("zocrates-step-openalex", { query: truncate(a.query, 60) })
+        : t("zocrates-step-openalex-any");
+      if (result && result.count != null)
+        row.detail = t("zocrates-step-works", { count: result.count });
       break;
     default:
       break;
@@ -114,13 +161,13 @@ function describeCall(call, result) {
  * Display rows for a bubble's steps.
  * @returns {{kind, label, detail, link, running, error, author}[]}
  */
-export function stepRows(steps = []) {
+export function stepRows(steps = [], t = englishStep) {
   const rows = [];
   const open = []; // indexes of call rows still waiting for their result
   for (const step of steps) {
     switch (step.type) {
       case "call": {
-        rows.push({ ...describeCall(step, null), call: step });
+        rows.push({ ...describeCall(step, null, t), call: step });
         open.push(rows.length - 1);
         break;
       }
@@ -144,13 +191,13 @@ export function stepRows(steps = []) {
         if (k !== -1) {
           const index = open[k];
           open.splice(k, 1);
-          rows[index] = { ...describeCall(rows[index].call, step), call: rows[index].call };
+          rows[index] = { ...describeCall(rows[index].call, step, t), call: rows[index].call };
         } else if (step.status === "error") {
           rows.push({
             kind: "tool",
             name: step.name,
             author: step.author || "",
-            label: `${step.name.replace(/_/g, " ")} failed`,
+            label: t("zocrates-step-failed", { tool: step.name.replace(/_/g, " ") }),
             detail: step.message || "",
             link: null,
             running: false,
@@ -163,7 +210,7 @@ export function stepRows(steps = []) {
         rows.push({
           kind: "thought",
           author: step.author || "",
-          label: "Thought",
+          label: t("zocrates-step-thought"),
           detail: String(step.text || "").trim(),
           link: null,
           running: !!step.open,
@@ -174,7 +221,7 @@ export function stepRows(steps = []) {
         rows.push({
           kind: "note",
           author: step.author || "",
-          label: "Note",
+          label: t("zocrates-step-note"),
           detail: String(step.text || "").trim(),
           link: null,
           running: !!step.open,
@@ -182,15 +229,16 @@ export function stepRows(steps = []) {
         });
         break;
       case "checkpoint": {
-        const n = step.extensionNumber;
+        const k = step.extensionNumber;
         const max = step.maxExtensions;
-        const offer =
-          n && max && n <= max ? `extension ${n} of ${max} offered` : "no extension left";
         rows.push({
           kind: "checkpoint",
           author: "",
-          label: `Paused for your decision: ${offer}`,
-          detail: step.gaps ? `${plural(step.gaps, "part")} of the question without evidence` : "",
+          label:
+            k && max && k <= max
+              ? t("zocrates-step-paused", { number: k, max })
+              : t("zocrates-step-paused-final"),
+          detail: step.gaps ? t("zocrates-step-gaps", { count: step.gaps }) : "",
           link: null,
           running: false,
           error: "",
@@ -203,10 +251,14 @@ export function stepRows(steps = []) {
           author: "you",
           granted: step.action === "extend_budget",
           label:
-            step.action === "extend_budget"
-              ? `You granted extension ${step.extensionNumber ?? ""}`.trim()
-              : "You chose to synthesize with the evidence found",
-          detail: step.guidance ? `Guidance: “${truncate(step.guidance, 160)}”` : "",
+            step.action !== "extend_budget"
+              ? t("zocrates-step-synthesize")
+              : step.extensionNumber != null
+                ? t("zocrates-step-granted", { number: step.extensionNumber })
+                : t("zocrates-step-granted-any"),
+          detail: step.guidance
+            ? t("zocrates-step-guidance", { text: truncate(step.guidance, 160) })
+            : "",
           link: null,
           running: false,
           error: "",

@@ -202,8 +202,10 @@ export function createApp({
       if (!doc || typeof event.append !== "function") return;
       const button = doc.createElement("button");
       button.className = "toolbar-button wide-button";
-      button.textContent = "Ask Zocrates about this";
-      button.title = "Pin this passage to your next question in the Zocrates pane";
+      const l10n = this.l10n();
+      button.textContent = l10n.t("zocrates-reader-pin");
+      // No data-l10n-id: the reader's popup document does not load the plugin's .ftl files.
+      button.title = l10n.message("zocrates-reader-pin-button").attributes.title;
       button.addEventListener("click", () => {
         const win = event.reader?._window || Zotero.getMainWindow?.();
         const mounted = data.windows.get(win) || [...data.windows.values()][0];

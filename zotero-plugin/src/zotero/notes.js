@@ -36,8 +36,8 @@ import { selectedLibraryIDs } from "./items.js";
 /** Codes of the errors thrown here (the pane shows a localized sentence for each). */
 export const NoteErrors = Object.freeze({ READ_ONLY: "library_read_only" });
 
-function noteError(code, message) {
-  return Object.assign(new Error(message), { code });
+function noteError(code, message, extra = {}) {
+  return Object.assign(new Error(message), { code, ...extra });
 }
 
 /** The libraries to look cited items up in: the pane's, then the user's. */
@@ -156,6 +156,7 @@ export async function saveAnswerNote({
     throw noteError(
       NoteErrors.READ_ONLY,
       `The library "${library.name}" is read-only: the note cannot be saved there.`,
+      { library: library.name },
     );
 
   const note = new Zotero.Item("note");

@@ -260,3 +260,61 @@ zocrates-card-cost-synthesize =
         [one] Keine weitere Suche: Die Antwort entsteht jetzt aus der { $count } bisher gefundenen Textstelle.
        *[other] Keine weitere Suche: Die Antwort entsteht jetzt aus den { $count } bisher gefundenen Textstellen.
     }
+
+## Ein Rechercheschritt in den Schritten einer Antwort ($query und $text sind auf eine Zeile gekürzt).
+
+zocrates-step-research = Die Bibliothek durchsuchen
+zocrates-step-searched = „{ $query }“ gesucht
+zocrates-step-searched-library = Die Bibliothek durchsucht
+zocrates-step-passages =
+    { $count ->
+        [one] { $count } Textstelle
+       *[other] { $count } Textstellen
+    }
+zocrates-step-items-more = { $items } und { $more } weitere
+zocrates-step-page = S. { $page }
+zocrates-step-pages = S. { $start }–{ $end }
+zocrates-step-read = { $where } gelesen
+zocrates-step-read-paper = Einen Artikel gelesen
+zocrates-step-toc = Das Inhaltsverzeichnis angesehen
+zocrates-step-conclude = Die Suche abgeschlossen
+zocrates-step-extend = Um mehr Raum für die Suche gebeten
+zocrates-step-openalex = In OpenAlex nach „{ $query }“ gesucht
+zocrates-step-openalex-any = In OpenAlex gesucht
+zocrates-step-works =
+    { $count ->
+        [one] { $count } Werk
+       *[other] { $count } Werke
+    }
+zocrates-step-failed = { $tool } fehlgeschlagen
+zocrates-step-thought = Gedanke
+zocrates-step-note = Notiz
+zocrates-step-paused = Angehalten für Ihre Entscheidung: Erweiterung { $number } von { $max } angeboten
+zocrates-step-paused-final = Angehalten für Ihre Entscheidung: keine Erweiterung mehr übrig
+zocrates-step-gaps =
+    { $count ->
+        [one] { $count } Teil der Frage ohne Belege
+       *[other] { $count } Teile der Frage ohne Belege
+    }
+zocrates-step-granted = Sie haben Erweiterung { $number } gewährt
+zocrates-step-granted-any = Sie haben eine Erweiterung gewährt
+zocrates-step-synthesize = Sie haben gewählt, mit den gefundenen Belegen zu antworten
+zocrates-step-guidance = Hinweis: „{ $text }“
+
+## Kurze Hinweise des Bereichs.
+
+zocrates-notice-busy-switch = Zocrates antwortet noch. Warten Sie, oder klicken Sie auf Stopp, bevor Sie den Chat wechseln.
+zocrates-notice-busy-new = Zocrates antwortet noch. Warten Sie, oder klicken Sie auf Stopp, bevor Sie einen neuen Chat beginnen.
+zocrates-notice-busy-delete = Zocrates antwortet noch. Warten Sie, oder klicken Sie auf Stopp, bevor Sie diesen Chat löschen.
+zocrates-notice-busy-send = Zocrates antwortet noch. Warten Sie, oder klicken Sie auf Stopp, bevor Sie eine weitere Frage senden.
+zocrates-notice-busy-checkpoint = Zocrates antwortet noch. Warten Sie, oder klicken Sie auf Stopp, bevor Sie den Kontrollpunkt beantworten.
+zocrates-notice-busy-rewind = Zocrates antwortet noch. Warten Sie, oder klicken Sie auf Stopp, bevor Sie zurücksetzen.
+zocrates-notice-busy-edit = Zocrates antwortet noch. Warten Sie, oder klicken Sie auf Stopp, bevor Sie eine Frage bearbeiten.
+zocrates-notice-pin-limit = Höchstens { $max } Textstellen können an eine Frage angeheftet werden.
+zocrates-notice-rewind-unsaved = Diese Frage ist noch nicht gespeichert, es gibt also nichts zurückzusetzen.
+zocrates-notice-rewound = Zurückgesetzt: Die Frage steht wieder im Feld unten, mit dem Bereich und den Textstellen, mit denen sie gestellt wurde.
+zocrates-notice-edit-unsaved = Diese Frage ist noch nicht gespeichert und kann daher nicht bearbeitet werden.
+zocrates-notice-discarded = Die angehaltene Runde wurde verworfen. Ihre neue Frage kann gesendet werden.
+zocrates-answer-save-read-only = Die Bibliothek „{ $library }“ ist schreibgeschützt: Die Notiz kann dort nicht gespeichert werden.
+zocrates-reader-pin-button =
+    .title = Diese Textstelle an Ihre nächste Frage im Zocrates-Bereich anheften

@@ -260,3 +260,61 @@ zocrates-card-cost-synthesize =
         [one] No more searching: answers now from the { $count } passage found so far.
        *[other] No more searching: answers now from the { $count } passages found so far.
     }
+
+## A research step in an answer's steps ($query and $text are cut to a line).
+
+zocrates-step-research = Research the library
+zocrates-step-searched = Searched “{ $query }”
+zocrates-step-searched-library = Searched the library
+zocrates-step-passages =
+    { $count ->
+        [one] { $count } passage
+       *[other] { $count } passages
+    }
+zocrates-step-items-more = { $items } and { $more } more
+zocrates-step-page = p. { $page }
+zocrates-step-pages = pp. { $start }–{ $end }
+zocrates-step-read = Read { $where }
+zocrates-step-read-paper = Read a paper
+zocrates-step-toc = Looked at the table of contents
+zocrates-step-conclude = Concluded the search
+zocrates-step-extend = Asked for more room to search
+zocrates-step-openalex = Searched OpenAlex for “{ $query }”
+zocrates-step-openalex-any = Searched OpenAlex
+zocrates-step-works =
+    { $count ->
+        [one] { $count } work
+       *[other] { $count } works
+    }
+zocrates-step-failed = { $tool } failed
+zocrates-step-thought = Thought
+zocrates-step-note = Note
+zocrates-step-paused = Paused for your decision: extension { $number } of { $max } offered
+zocrates-step-paused-final = Paused for your decision: no extension left
+zocrates-step-gaps =
+    { $count ->
+        [one] { $count } part of the question without evidence
+       *[other] { $count } parts of the question without evidence
+    }
+zocrates-step-granted = You granted extension { $number }
+zocrates-step-granted-any = You granted an extension
+zocrates-step-synthesize = You chose to synthesize with the evidence found
+zocrates-step-guidance = Guidance: “{ $text }”
+
+## Short notices of the pane.
+
+zocrates-notice-busy-switch = Zocrates is still answering. Wait for it, or press Stop, before you switch chats.
+zocrates-notice-busy-new = Zocrates is still answering. Wait for it, or press Stop, before you start a new chat.
+zocrates-notice-busy-delete = Zocrates is still answering. Wait for it, or press Stop, before you delete this chat.
+zocrates-notice-busy-send = Zocrates is still answering. Wait for it, or press Stop, before you send another question.
+zocrates-notice-busy-checkpoint = Zocrates is still answering. Wait for it, or press Stop, before you answer the checkpoint.
+zocrates-notice-busy-rewind = Zocrates is still answering. Wait for it, or press Stop, before you rewind.
+zocrates-notice-busy-edit = Zocrates is still answering. Wait for it, or press Stop, before you edit a question.
+zocrates-notice-pin-limit = At most { $max } passages can be pinned to a question.
+zocrates-notice-rewind-unsaved = This question was not saved yet, so there is nothing to rewind.
+zocrates-notice-rewound = Rewound: the question is back in the box below, with the scope and passages it was asked with.
+zocrates-notice-edit-unsaved = This question was not saved yet, so it cannot be edited.
+zocrates-notice-discarded = The paused turn was discarded. Your new question is ready to send.
+zocrates-answer-save-read-only = The library “{ $library }” is read-only: the note cannot be saved there.
+zocrates-reader-pin-button =
+    .title = Pin this passage to your next question in the Zocrates pane
