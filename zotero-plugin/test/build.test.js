@@ -62,6 +62,7 @@ describe("the built .xpi", () => {
 
   test("has the plugin's files at its root", () => {
     assert.deepEqual([...files.keys()].sort(), [
+      "THIRD-PARTY-NOTICES.txt",
       "bootstrap.js",
       "content/icons/zocrates.svg",
       "content/preferences.xhtml",
@@ -76,6 +77,15 @@ describe("the built .xpi", () => {
       "manifest.json",
       "prefs.js",
     ]);
+  });
+
+  test("the notices name the bundled third-party code at the version installed", () => {
+    const notices = String(files.get("THIRD-PARTY-NOTICES.txt"));
+    const fluent = JSON.parse(
+      readFileSync(new URL("../node_modules/@fluent/bundle/package.json", import.meta.url), "utf8"),
+    );
+    assert.ok(notices.includes(`@fluent/bundle ${fluent.version}`), notices);
+    assert.ok(notices.includes("Apache License, Version 2.0"));
   });
 
   test("manifest: Zotero 7 to 10, the plugin id, the package version", () => {
