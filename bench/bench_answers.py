@@ -40,6 +40,8 @@ from tests.support.sse import post_stream_sync
 
 DATA = ROOT / "bench" / "data"
 ZOCRATES = pathlib.Path(sys.executable).parent / "zocrates"
+# Not services.common.stopwords: the score must not move when the code it measures (another
+# checkout, too) changes its own lists.
 _STOP = frozenset(
     """the and for are was were with that this from which into their there these those then than
     its also has have had not but can may been being such when where what how why who whom

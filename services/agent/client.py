@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
 from zocrates.agent.v1 import agent_pb2 as pb
 from zocrates.agent.v1 import agent_pb2_grpc as pb_grpc
+from zocrates.common.v1.session_ref_pb2 import SessionRef
 
 from services.common.grpc_client import ServiceClient, error_from_rpc
+from services.common.turn_scope import TurnScope
 
 
 def keyword_phase_dict(k: pb.KeywordPhase) -> dict[str, Any]:
@@ -89,14 +90,6 @@ def hit_dict(h: pb.SearchHit) -> dict[str, Any]:
         "word_count": h.word_count,
         "text": h.text,
     }
-
-
-@dataclass
-class ChatScope:
-    items: list[dict[str, str]] = field(default_factory=list)
-    collection_key: str = ""
-    collection_name: str = ""
-    snippets: list[dict[str, Any]] = field(default_factory=list)
 
 
 class AgentClient(ServiceClient):
@@ -190,14 +183,14 @@ class AgentClient(ServiceClient):
         user_id: str,
         session_id: str,
         prompt: str,
-        scope: ChatScope | None = None,
+        scope: TurnScope | None = None,
     ) -> AsyncIterator[tuple[str, dict[str, Any]]]:
         """The events of one turn ((type, data) pairs). No deadline: a research turn streams
         for as long as it works; closing the iterator cancels the run on the agent."""
-        scope = scope or ChatScope()
+        scope = scope or TurnScope()
         call = self.stub.Chat(
             pb.ChatRequest(
-                session=pb.SessionKey(app_name=app_name, user_id=user_id, session_id=session_id),
+                session=SessionRef(app_name=app_name, user_id=user_id, session_id=session_id),
                 prompt=prompt,
                 items=[
                     pb.ContextItem(item_key=i["item_key"], title=i.get("title", ""))
@@ -230,7 +223,7 @@ class AgentClient(ServiceClient):
     ) -> AsyncIterator[tuple[str, dict[str, Any]]]:
         call = self.stub.Resume(
             pb.ResumeRequest(
-                session=pb.SessionKey(app_name=app_name, user_id=user_id, session_id=session_id),
+                session=SessionRef(app_name=app_name, user_id=user_id, session_id=session_id),
                 invocation_id=invocation_id,
                 interrupt_id=interrupt_id,
                 response_json=json.dumps(response),
@@ -244,7 +237,7 @@ class AgentClient(ServiceClient):
         await self.call(
             self.stub.Rewind,
             pb.RewindRequest(
-                session=pb.SessionKey(app_name=app_name, user_id=user_id, session_id=session_id),
+                session=SessionRef(app_name=app_name, user_id=user_id, session_id=session_id),
                 invocation_id=invocation_id,
             ),
         )

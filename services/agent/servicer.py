@@ -14,9 +14,10 @@ from zocrates.agent.v1 import agent_pb2_grpc as pb_grpc
 
 from services.agent.library.indexer import SyncProgress
 from services.agent.library.library import Library
-from services.agent.research.chat import TurnScope, WireEvent
 from services.agent.research.runtime import ResearchRuntime
+from services.agent.research.wire import WireEvent
 from services.common.errors import InvalidArgument
+from services.common.turn_scope import TurnScope
 
 
 def _embedding_phase(e: dict[str, Any]) -> pb.EmbeddingPhase:

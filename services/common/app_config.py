@@ -51,7 +51,8 @@ class ZocratesConfig(BaseModel):
         ),
     )
 
-    # Deep research (the HITL document's search_harness).
+    # Deep research: a turn's budgets and checkpoints (services/agent/research/harness.py,
+    # docs/research.md).
     hitl_enabled: bool = Field(
         default=True,
         description=(
@@ -103,7 +104,7 @@ class ZocratesConfig(BaseModel):
             "ZOCRATES_MODEL_API_KEY), never from this file."
         ),
     )
-    # Post-turn adaptive compaction (the compaction document's configuration table).
+    # Post-turn adaptive compaction (docs/compaction.md).
     enable_adaptive_compaction: bool = Field(
         default=True, description="Compact long conversations after a turn when warranted."
     )

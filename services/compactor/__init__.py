@@ -1,4 +1,4 @@
-"""The compactor service: post-turn adaptive compaction (the compaction document).
+"""The compactor service: post-turn adaptive compaction (``docs/compaction.md``).
 
 Domain modules (no gRPC, no I/O of their own):
 
@@ -9,6 +9,7 @@ Domain modules (no gRPC, no I/O of their own):
   ``local_decision``: the built-in ``LocalDecisionModel`` (embeddings plus cues);
 - ``summarizer``: the rolling-consolidation plan, the extractive and model summarizers, and
   the compaction event ADK's prompt assembly reads;
-- ``engine``: one post-turn evaluation, gate to event, for the servicer to append through the
-  sessions service.
+- ``engine``: one post-turn evaluation, gate to event;
+- ``service``: ``Compactor``, which loads the session, runs the engine inside the spans and
+  appends the event through the sessions service (``servicer`` only translates the proto).
 """

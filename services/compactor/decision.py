@@ -3,10 +3,10 @@
 Two models answer with the same :class:`Decision`:
 
 - :class:`DecisionsApiClient`: a Decisions API model (``inception/mercury-decide`` on
-  OpenRouter) asked the rubric as one ``noul`` question (section 5 of the compaction
-  document). Wire format: ``POST {base}/api/alpha/decisions`` with
-  ``{"model", "state", "questions"}`` and a bearer key; the answer is
-  ``{"answers": {"compaction_warranted": {"type": "noul", "noul": p}}}``.
+  OpenRouter) asked the rubric (:data:`RUBRIC_INSTRUCTIONS`) as one ``noul`` question
+  (``docs/compaction.md``, step 3 "Probe"). Wire format:
+  ``POST {base}/api/alpha/decisions`` with ``{"model", "state", "questions"}`` and a bearer
+  key; the answer is ``{"answers": {"compaction_warranted": {"type": "noul", "noul": p}}}``.
 - :class:`~services.compactor.local_decision.LocalDecisionModel` (the default, no network):
   embedding similarity plus conversational cues, combined by a logistic function.
 
@@ -40,7 +40,9 @@ DECISIONS_PATH = "/api/alpha/decisions"
 DEFAULT_DECISION_MODEL = "inception/mercury-decide"
 QUESTION_ID = "compaction_warranted"
 
-# Section 5 of the compaction document, verbatim.
+# The rubric the Decisions API model answers: a closed unit, progress or a pivot, and no
+# clarification loop, all three (docs/compaction.md, step 3 "Probe"). The local model
+# approximates it with embeddings and conversational cues (local_decision.py).
 RUBRIC_INSTRUCTIONS = (
     "Task: Decide whether `earlier_discussion` should be compacted into a concise summary to "
     "preserve context space for upcoming turns.\n\nRubric:\n- CLOSED-UNIT: Did "
@@ -241,12 +243,3 @@ class DecisionsApiClient:
                 started=started,
                 reason="ok" if retries == 0 else f"ok after {retries} retries",
             )
-
-
-def __getattr__(name: str) -> Any:
-    # The local model lives in its own module (it imports this one); re-export it lazily.
-    if name == "LocalDecisionModel":
-        from services.compactor.local_decision import LocalDecisionModel
-
-        return LocalDecisionModel
-    raise AttributeError(name)

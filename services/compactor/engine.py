@@ -1,9 +1,10 @@
 """After a turn: gate, probe, plan, summarize, and the compaction event to append (or none).
 
-The caller (the compactor's servicer) loads the session, calls :func:`evaluate_and_compact`
-and appends ``outcome.event`` through the sessions service when there is one. Nothing here
-does I/O itself except through the decision model and the summarizer it is given; a closed
-gate returns before either is touched.
+The caller (``Compactor.evaluate`` in :mod:`services.compactor.service`) loads the session,
+calls :func:`evaluate_and_compact` and appends ``outcome.event`` through the sessions service
+when there is one. Nothing here does I/O itself except through the decision model and the
+summarizer it is given; a closed gate returns before either is touched. The steps are those of
+``docs/compaction.md`` (the numbered list under "The compactor").
 """
 
 from __future__ import annotations
@@ -61,7 +62,8 @@ async def evaluate_and_compact(
     decision_model: DecisionModel,
     summarizer: Summarizer,
 ) -> CompactionOutcome:
-    """Run the post-turn lifecycle of the compaction document (sections 2, 3, 6, 7)."""
+    """One post-turn evaluation: envelope gate, open-turn check, probe, rolling plan, summary
+    (``docs/compaction.md``, steps 1-4; the caller does step 5, the append)."""
     live = live_events(events)
     turns = extract_turns(live, rewinds_applied=True)
     since = turns_since(turns, prior_compaction(live, rewinds_applied=True))

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from services.common.stopwords import stopwords
 from services.compactor.decision import Decision, make_decision
 from services.compactor.turns import DecisionState
 
@@ -119,11 +120,12 @@ _PIVOT = (
 )
 _ANAPHORA = re.compile(r"\b(it|its|this|they|them|those|these)\b")
 ANAPHORA_MAX_WORDS = 12
-_STOPWORDS = frozenset(
-    "about above after again also because been before being between both could does doing "
-    "during each from have having here into just more most much only other over same some "
-    "such than that their them then there these they this those through under very what when "
-    "where which while with would your hello thanks thank great sure okay please".split()
+# Words that make a turn no more substantive, pleasantries included (words under four letters
+# never count).
+_STOPWORDS = stopwords(
+    "above after again also because been before being between both could doing during each "
+    "have having here just more most much only other over same some such than them they those "
+    "through under very while would your hello thanks thank great sure okay please"
 )
 _DIALOGUE_TURN = re.compile(
     r"\*\*User\*\*:\s*(.*?)\n\*\*Assistant\*\*:\s*(.*?)(?=\n\n\*\*User\*\*:|\Z)", re.S

@@ -7,8 +7,8 @@ fails leaves the session untouched and reports why. A closed gate returns before
 embedding or span is touched.
 
 Telemetry: ``compaction_decision_probe`` (openinference kind EVALUATOR) around the probe and
-``compact_session_history`` (kind LLM) around the summary, with the attributes of the
-compaction document's section 9.
+``compact_session_history`` (kind LLM) around the summary, with the attributes listed under
+"Spans" in ``docs/compaction.md``.
 """
 
 from __future__ import annotations

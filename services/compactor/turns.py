@@ -33,7 +33,7 @@ from services.common.adk.names import SEARCH_LIBRARY
 CITED_SOURCES_HEADING = "# Cited Sources"
 ANSWER_FALLBACK_CHARS = 600  # of a research answer, when its response carries no summary
 CHARS_PER_TOKEN = 4
-DECISION_STATE_TOKENS = 500  # the whole serialized decision state (spec section 4)
+DECISION_STATE_TOKENS = 500  # the whole serialized decision state (docs/compaction.md, step 2)
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,9 +210,9 @@ def turns_since(turns: Iterable[Turn], compaction: PriorCompaction | None) -> li
 def coordinator_prompt_tokens(events: Sequence[Event]) -> int | None:
     """Extract prompt token count strictly from the coordinator agent's latest event.
 
-    Section 7.1 of the compaction document: the latest unscoped event that reports a prompt
-    token count; subagent counts (scoped) never open the envelope. Pass live events (after
-    rewinds) so a rewound turn's count is not read."""
+    The latest unscoped event that reports a prompt token count; subagent counts (scoped)
+    never open the envelope (``docs/compaction.md``, step 1 "Envelope gate"). Pass live events
+    (after rewinds) so a rewound turn's count is not read."""
     for event in reversed(events):
         if (
             event.isolation_scope is None

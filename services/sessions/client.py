@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from zocrates.common.v1.session_ref_pb2 import SessionRef
 from zocrates.sessions.v1 import sessions_pb2 as pb
 from zocrates.sessions.v1 import sessions_pb2_grpc as pb_grpc
 
@@ -24,8 +25,8 @@ class SessionsClient(ServiceClient):
         self.user_id = user_id
         self.stub = pb_grpc.SessionServiceStub(self.channel)
 
-    def _ref(self, session_id: str) -> pb.SessionRef:
-        return pb.SessionRef(app_name=self.app_name, user_id=self.user_id, session_id=session_id)
+    def _ref(self, session_id: str) -> SessionRef:
+        return SessionRef(app_name=self.app_name, user_id=self.user_id, session_id=session_id)
 
     async def create_chat(self, *, title: str) -> dict[str, Any]:
         reply = await self.call(

@@ -21,6 +21,7 @@ from google.adk.sessions.base_session_service import (
     ListSessionsResponse,
 )
 from google.adk.sessions.session import Session
+from zocrates.common.v1.session_ref_pb2 import SessionRef
 from zocrates.sessions.v1 import sessions_pb2 as pb
 from zocrates.sessions.v1 import sessions_pb2_grpc as pb_grpc
 
@@ -80,7 +81,7 @@ class RemoteSessionService(BaseSessionService):
             reply = await self._client.call(
                 self._stub.GetSession,
                 pb.GetSessionRequest(
-                    ref=pb.SessionRef(app_name=app_name, user_id=user_id, session_id=session_id),
+                    ref=SessionRef(app_name=app_name, user_id=user_id, session_id=session_id),
                     config_json=config.model_dump_json() if config else "",
                 ),
             )
@@ -104,7 +105,7 @@ class RemoteSessionService(BaseSessionService):
             await self._client.call(
                 self._stub.DeleteSession,
                 pb.DeleteSessionRequest(
-                    ref=pb.SessionRef(app_name=app_name, user_id=user_id, session_id=session_id)
+                    ref=SessionRef(app_name=app_name, user_id=user_id, session_id=session_id)
                 ),
             )
         except NotFound:
@@ -119,7 +120,7 @@ class RemoteSessionService(BaseSessionService):
             reply = await self._client.call(
                 self._stub.AppendEvent,
                 pb.AppendEventRequest(
-                    ref=pb.SessionRef(
+                    ref=SessionRef(
                         app_name=session.app_name, user_id=session.user_id, session_id=session.id
                     ),
                     last_update_time=session.last_update_time,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import grpc
+from zocrates.common.v1.session_ref_pb2 import SessionRef
 from zocrates.sessions.v1 import sessions_pb2 as pb
 from zocrates.sessions.v1 import sessions_pb2_grpc as pb_grpc
 
@@ -96,7 +97,7 @@ class SessionServicer(pb_grpc.SessionServiceServicer):
         )
 
     async def GetFormattedSession(
-        self, request: pb.SessionRef, context: grpc.aio.ServicerContext
+        self, request: SessionRef, context: grpc.aio.ServicerContext
     ) -> pb.FormattedSessionReply:
         return _formatted(
             await self._svc.formatted(

@@ -1,7 +1,12 @@
 """The ``zocrates`` command.
 
-zocrates run     start every service built so far on this machine (embedded defaults: SQLite
-                 in <Zotero dir>/zocrates-data, in-process chat lock, no key, no network)
+zocrates run     start the five services on this machine, in dependency order, each health-gated
+                 (embedded defaults: SQLite in <Zotero dir>/zocrates-data, in-process chat lock,
+                 no key, no network)
+zocrates index   index the Zotero library through the running gateway (library_commands.py)
+zocrates search  search the indexed library through the running gateway
+
+Every flag, and the ``ZOCRATES_*`` variables the services read, are in docs/configuration.md.
 """
 
 from __future__ import annotations
@@ -138,7 +143,7 @@ def main(argv: list[str] | None = None) -> None:
     run.add_argument(
         "--host",
         default=os.environ.get("ZOCRATES_BIND_HOST", "127.0.0.1"),
-        help="bind address (default 127.0.0.1)",
+        help="bind address (default ZOCRATES_BIND_HOST or 127.0.0.1)",
     )
     run.add_argument(
         "--zotero-dir",

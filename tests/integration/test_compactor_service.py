@@ -1,5 +1,7 @@
 """The compactor service over the real sessions service (and the real reranker for the local
-decision model): the compaction document's section 11 at the service level, with its spans."""
+decision model): the steps of docs/compaction.md at the service level (closed gate, token
+floor, a pivot compacted keeping K turns, the backstop, the Decisions API, a concurrent write
+failing open), with its spans."""
 
 from __future__ import annotations
 

@@ -21,9 +21,10 @@ from google.genai import types
 
 from services.agent.research import state_keys as sk
 from services.agent.research.agents import build_coordinator
-from services.agent.research.chat import ChatService, TurnScope
+from services.agent.research.chat import ChatService
 from services.agent.research.harness import Harness
-from services.agent.research.pipeline import CHECKPOINT_MESSAGE
+from services.agent.research.pipeline_nodes import CHECKPOINT_MESSAGE
+from services.common.turn_scope import TurnScope
 from services.reranker.client import RerankerClient
 from services.sessions.remote_session_service import RemoteSessionService
 from tests.support import zotero_fixture as zf

@@ -1,7 +1,7 @@
 """Research turns through the real services: gateway -> agent (ADK Runner over the sessions
 service) -> reranker, on a Zotero-shaped library of real papers, with the built-in offline model.
 
-Covers the HITL document's section 9 through HTTP: a focused question answered with citations,
+Covers docs/research.md's path of a turn through HTTP: a focused question answered with citations,
 a broad one reaching a checkpoint, extension then synthesis, immediate synthesis, a second
 extension then the hard stop, the 409s, a restart of every service while paused followed by a
 successful resume, rewind of a paused turn, a second research turn running its own initial

@@ -16,6 +16,7 @@ from google.adk.runners import Runner
 from google.adk.sessions.base_session_service import GetSessionConfig
 from google.genai import types
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from zocrates.common.v1.session_ref_pb2 import SessionRef
 from zocrates.sessions.v1 import sessions_pb2 as pb
 from zocrates.sessions.v1 import sessions_pb2_grpc as pb_grpc
 
@@ -95,7 +96,7 @@ async def test_status_codes_and_stable_error_codes(server: SessionsServer) -> No
             (
                 stub.GetSession(
                     pb.GetSessionRequest(
-                        ref=pb.SessionRef(app_name=APP, user_id=USER, session_id="missing")
+                        ref=SessionRef(app_name=APP, user_id=USER, session_id="missing")
                     )
                 ),
                 grpc.StatusCode.NOT_FOUND,
@@ -116,7 +117,7 @@ async def test_status_codes_and_stable_error_codes(server: SessionsServer) -> No
             (
                 stub.GetSession(
                     pb.GetSessionRequest(
-                        ref=pb.SessionRef(app_name=APP, user_id=USER, session_id="x"),
+                        ref=SessionRef(app_name=APP, user_id=USER, session_id="x"),
                         config_json='{"num_recent_events": -1}',
                     )
                 ),
@@ -126,7 +127,7 @@ async def test_status_codes_and_stable_error_codes(server: SessionsServer) -> No
             (
                 stub.AppendEvent(
                     pb.AppendEventRequest(
-                        ref=pb.SessionRef(app_name=APP, user_id=USER, session_id="x"),
+                        ref=SessionRef(app_name=APP, user_id=USER, session_id="x"),
                         event_json="{}}",
                     )
                 ),
@@ -151,9 +152,7 @@ async def test_health_and_admin_port(server: SessionsServer) -> None:
         stub = pb_grpc.SessionServiceStub(channel)
         with pytest.raises(grpc.aio.AioRpcError):
             await stub.GetSession(
-                pb.GetSessionRequest(
-                    ref=pb.SessionRef(app_name=APP, user_id=USER, session_id="nope")
-                )
+                pb.GetSessionRequest(ref=SessionRef(app_name=APP, user_id=USER, session_id="nope"))
             )
     base = f"http://127.0.0.1:{server.runtime.admin.port}"
     async with httpx.AsyncClient() as http:

@@ -17,6 +17,7 @@ from services.agent.library import terms
 from services.agent.library.dense import DenseIndex
 from services.agent.library.index_store import IndexStore
 from services.common.errors import InvalidArgument, NotFound
+from services.common.stopwords import stopwords
 
 logger = logging.getLogger(__name__)
 
@@ -24,13 +25,9 @@ SearchMode = Literal["hybrid", "keyword", "dense"]
 RRF_K = 60
 MAX_K = 100
 
-_STOPWORDS = frozenset(
-    """
-    a an and are as at be by can do does for from how i in into is it its of on or that the
-    their there these this to was what when where which who why will with you your we our
-    between than then they them about under over using use used via vs versus
-    """.split()
-)
+# Query words BM25 is not asked to match; "between", "versus" and "vs" join the two things a
+# comparison names.
+_STOPWORDS = stopwords("will you your between than they them under over using used via vs versus")
 
 
 class Embedder(Protocol):
@@ -40,6 +37,10 @@ class Embedder(Protocol):
 
 
 class Reranker(Protocol):
+    """What the agent asks of the reranker service (``RerankerClient``): library search with
+    ``rerank`` and the research pipeline, before synthesis. Returns (id, score, word count) of
+    ``candidates`` ((id, text) pairs), best first."""
+
     async def rerank(
         self,
         query: str,

@@ -10,9 +10,7 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from typing import Any
 
 from google.adk.agents.llm_agent import LlmAgent
@@ -20,17 +18,15 @@ from google.adk.agents.readonly_context import ReadonlyContext
 from google.adk.models.base_llm import BaseLlm
 from google.adk.tools.tool_context import ToolContext
 
+from services.agent.library.search import Reranker
 from services.agent.library.tools import Tool
 from services.agent.research import state_keys as sk
 from services.agent.research.citations import library_page_reader
 from services.agent.research.harness import Harness
-from services.agent.research.pipeline import (
-    SCOPE_PREFIX,
-    PipelineDeps,
-    Reranker,
-    build_search_pipeline,
-)
+from services.agent.research.pipeline import PipelineDeps, build_search_pipeline
+from services.agent.research.pipeline_nodes import SCOPE_PREFIX
 from services.agent.research.retrieval_tools import make_subagent_tools
+from services.agent.research.run_locks import KeyedLocks
 from services.agent.research.usage import UsageCallback
 from services.common.adk.names import SEARCH_LIBRARY, SYNTHESIZER
 
@@ -77,31 +73,10 @@ def _coordinator_instruction(ctx: ReadonlyContext) -> str:
     return "\n\n".join(parts)
 
 
-class _KeyedLocks:
-    """One asyncio.Lock per key, dropped when nobody holds or waits for it."""
-
-    def __init__(self) -> None:
-        self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
-
-    @contextlib.asynccontextmanager
-    async def hold(self, key: str) -> AsyncIterator[None]:
-        lock, users = self._locks.get(key, (asyncio.Lock(), 0))
-        self._locks[key] = (lock, users + 1)
-        try:
-            async with lock:
-                yield
-        finally:
-            lock, users = self._locks[key]
-            if users <= 1:
-                del self._locks[key]
-            else:
-                self._locks[key] = (lock, users - 1)
-
-
 def make_search_library(pipeline: Any) -> Tool:
     # Two search_library calls in one model response (a "compare" question) run one after the
     # other: the pipeline's per-turn state (budget, evidence, snapshot) is not shared safely.
-    running = _KeyedLocks()
+    running = KeyedLocks()  # by invocation
 
     async def search_library(request: str, tool_context: ToolContext) -> dict[str, Any]:
         """Research a question in the user's Zotero library and return a cited answer.

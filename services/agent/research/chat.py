@@ -35,15 +35,16 @@ from google.adk.sessions.session import Session
 from google.genai import types
 
 from services.agent.research.pipeline import EXTEND, SYNTHESIZE
+from services.agent.research.run_locks import KeyedLocks, wait_through_cancellation
 from services.agent.research.sealing import closing_events
-from services.agent.research.session_locks import SessionLocks, wait_through_cancellation
-from services.agent.research.turn_scope import TurnScope
+from services.agent.research.turn_scope import scope_state
 from services.agent.research.wire import WireEvent, search_result, wire_events
 from services.common.adk.history import find_pending_hitl
 from services.common.adk.internals import build_abort_events
 from services.common.adk.names import REQUEST_INPUT
 from services.common.adk.runner import find_active_task_scope
 from services.common.errors import Conflict, InvalidArgument, NotFound, StaleSession
+from services.common.turn_scope import TurnScope
 from services.common.turn_usage import turn_usage
 
 logger = logging.getLogger(__name__)
@@ -54,8 +55,6 @@ MAX_PROMPT_CHARS = 20_000
 PREVIOUS_RUN_WAIT_SECONDS = 15.0
 STALE_RETRIES = 3
 MAX_SNIPPETS = 10
-
-__all__ = ["ChatService", "SessionLocks", "TurnScope", "WireEvent", "wire_events"]
 
 
 @dataclass
@@ -71,13 +70,13 @@ class ChatService:
         session_service: BaseSessionService,
         app_name: str,
         streaming: bool = True,
-        locks: SessionLocks | None = None,
+        locks: KeyedLocks | None = None,
     ) -> None:
         self.runner = runner
         self.sessions = session_service
         self.app_name = app_name
         self.streaming = streaming
-        self.locks = locks or SessionLocks()
+        self.locks = locks or KeyedLocks()
 
     async def _session(self, app_name: str, user_id: str, session_id: str) -> Session:
         if app_name and app_name != self.app_name:
@@ -145,7 +144,7 @@ class ChatService:
                 )
 
         message = types.Content(role="user", parts=[types.Part(text=prompt)])
-        return self._turn(app_name, user_id, session_id, message, scope.state_delta(), check)
+        return self._turn(app_name, user_id, session_id, message, scope_state(scope), check)
 
     async def resume(
         self,

@@ -16,6 +16,8 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from services.common.stopwords import stopwords
+
 logger = logging.getLogger(__name__)
 
 PARAPHRASE_SHARE = 0.8
@@ -24,10 +26,10 @@ PageReader = Callable[[str, int, int], Awaitable[dict[int, str]]]
 
 _MARKER = re.compile(r"\[(\d{1,3})(?:\s*,\s*p+\.?\s*(\d{1,4})(?:\s*[-\u2013]\s*\d{1,4})?)?\]")
 _QUOTED = re.compile(r"[\"\u201c]([^\"\u201d]{12,}?)[\"\u201d]\s*$")
-_STOP = frozenset(
-    """the and for are was were with that this from which into their there these those then
-    than its also has have had not but can may been such when where what how why who each both
-    other our all any one more most some only over under between about does did use used""".split()
+# What a paraphrase may drop and still say the same (words under three letters never count).
+_STOP = stopwords(
+    """were those than also has have had not but may been such each both other all any one more
+    most some only over under between did used"""
 )
 
 

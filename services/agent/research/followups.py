@@ -17,6 +17,8 @@ import dataclasses
 import re
 from collections.abc import Sequence
 
+from services.common.stopwords import stopwords
+
 # Words that point back whatever else the message says ...
 _POINTS_BACK = re.compile(
     r"\b(?:the\s+(?:package|paper|method|model|function|approach|estimator|test|library|same"
@@ -41,11 +43,10 @@ _FOLLOW = re.compile(
     r"^(?P<message>.*?) \(follow-up to: (?P<root>.*?)(?:; about: (?P<about>.*))?\)$", re.S
 )
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9+\-]*[A-Za-z0-9+]|[A-Za-z]")
-_STOP = frozenset(
-    """a an and are as at be by can do does for from how i if in into is it its of on or so that
-    the their them then there these they this those to was what when where which who why will
-    with would you your about also and but both each either other one use used using me my we
-    our should could""".split()
+# Pronouns and modals too: a message made of them ("What would you use?") names nothing new.
+_STOP = stopwords(
+    """if so them they those will would you your also but both each either other one used using
+    me my should could"""
 )
 
 

@@ -20,7 +20,8 @@ WORD_WARNING_SHARE = 0.8
 
 @dataclass(frozen=True, slots=True)
 class Harness:
-    """The configured limits (the HITL document's ``search_harness``)."""
+    """A research turn's budgets and checkpoint rules, from ``zocrates_config.json`` (the deep
+    research keys of ``docs/configuration.md``; how a turn spends them: ``docs/research.md``)."""
 
     enabled: bool = True
     budget: int = 10

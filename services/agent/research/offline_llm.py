@@ -34,24 +34,25 @@ from services.agent.research.offline_answer import compose_answer, scorer_from_r
 from services.agent.research.offline_questions import question_parts, subject_queries
 from services.agent.research.offline_sentences import Block, parse_blocks
 from services.common.adk.names import SEARCH_LIBRARY
+from services.common.stopwords import stopwords
 
 OFFLINE_NOTICE = (
     "*Offline extractive answer: Zocrates' built-in model quotes sentences from your papers "
     "instead of writing a synthesis. Configure a model in the preferences for full answers.*"
 )
 
-_STOP = set(
-    """a about above after again against all am an and any are as at be because been before being
-below between both but by can could did do does doing down during each few for from further had
-has have having he her here hers herself him himself his how i if in into is it its itself just
-me more most my myself no nor not now of off on once only or other our ours ourselves out over
-own same she should so some such than that the their theirs them themselves then there these they
-this those through to too under until up very was we were what when where which while who whom
-why will with would you your yours yourself yourselves use used using uses kind same way ways
-compare compares compared comparison comparisons contrast differ differs difference differences
-explain explains describe describes discuss discusses say says said tell tells show shows mean
-means according
-model models paper papers study studies does do one two also""".split()
+# Search terms skip these too: what a question asks of its papers ("compare", "explain",
+# "model", "paper") rather than what it is about.
+_STOP = stopwords(
+    """above after again against all am any because been before being below between both but
+    could did doing down during each few further had has have having he her here hers herself him
+    himself his if itself just me more most my myself no nor not now off once only other ours
+    ourselves out over own same she should so some such than theirs them themselves they those
+    through too under until up very were while whom will would you your yours yourself
+    yourselves used using uses kind way ways compare compares compared comparison comparisons
+    contrast differ differs difference differences explain explains describe describes discuss
+    discusses say says said tell tells show shows mean means according model models paper papers
+    study studies one two also"""
 )
 # Passages per search. The synthesizer gets up to 15 (the harness's ``max_chunks``): a
 # question that is one search takes them all from it; one of several parts takes 8 a search,

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from services.agent.research.followups import is_follow_up, own_message
 from services.agent.research.offline_sentences import Block, words
+from services.common.stopwords import stopwords
 
 _CLAUSE_SPLIT = re.compile(
     r"\s*;\s*|\?\s+(?=\S)"
@@ -27,12 +28,12 @@ _QUESTION_WORD = re.compile(
     re.I,
 )
 _PRONOUN = re.compile(r"\b(?:it|its|them|their)\b", re.I)
-STOP = frozenset(
-    """a about all an and any are as at be been but by can could did do does for from had has
-    have how i if in into is it its of on or our so such than that the their them then there
-    these they this those to under up was we were what when where which while who why will with
-    would you your each both between other same also more most very just only not no use used
-    using uses way ways paper papers package packages library r""".split()
+# A question's own words, not its subject: "paper", "package", "library" and "r" (every paper
+# of the library is about an R package).
+STOP = stopwords(
+    """all any been but could did had has have if so such than them they those under up were
+    while will would you your each both between other same also more most very just only not no
+    used using uses way ways paper papers package packages library r"""
 )
 
 

@@ -29,22 +29,20 @@ import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from google.adk.agents.context import Context
 from google.adk.agents.llm_agent import LlmAgent
 from google.adk.workflow import node
 from google.genai import types
 
+from services.agent.library.search import Reranker
 from services.agent.research import evidence as ev
 from services.agent.research import state_keys as sk
 from services.agent.research.citations import PageReader, with_quotes
 from services.agent.research.citations import verify as verify_citations
 from services.agent.research.harness import Ceilings, Harness, should_checkpoint
 from services.agent.research.pipeline_nodes import (
-    CHECKPOINT_MESSAGE,
-    CHECKPOINT_NODE,
-    SCOPE_PREFIX,
     TEARDOWN,
     StateWriter,
     audit_entries,
@@ -55,7 +53,6 @@ from services.agent.research.pipeline_nodes import (
     findings_summary,
     interrupt_answer,
     persist_hitl_snapshot,
-    recover_isolation_scope,
     search_budget_checkpoint,
 )
 from services.common.adk.internals import (
@@ -73,18 +70,6 @@ EXTEND = "extend_budget"
 SYNTHESIZE = "synthesize"
 
 
-class Reranker(Protocol):
-    async def rerank(
-        self,
-        query: str,
-        candidates: list[tuple[str, str]],
-        *,
-        max_chunks: int = 0,
-        word_ceiling: int = 0,
-        timeout: float | None = None,
-    ) -> list[tuple[str, float, int]]: ...
-
-
 @dataclass
 class PipelineDeps:
     subagent: LlmAgent
@@ -93,18 +78,6 @@ class PipelineDeps:
     harness: Callable[[], Harness]
     # Reads pages of the library: each citation is checked against the page it cites.
     read_pages: PageReader | None = None
-
-
-__all__ = [
-    "CHECKPOINT_MESSAGE",
-    "CHECKPOINT_NODE",
-    "SCOPE_PREFIX",
-    "PipelineDeps",
-    "build_search_pipeline",
-    "findings_summary",
-    "interrupt_answer",
-    "recover_isolation_scope",
-]
 
 
 def build_search_pipeline(deps: PipelineDeps) -> Any:

@@ -13,13 +13,14 @@ from typing import Any
 from google.adk.runners import Runner
 from google.adk.sessions.base_session_service import BaseSessionService
 
+from services.agent.library.search import Reranker
 from services.agent.library.tools import Tool
 from services.agent.research.agents import build_coordinator
-from services.agent.research.chat import ChatService, SessionLocks
+from services.agent.research.chat import ChatService
 from services.agent.research.citations import library_page_reader
 from services.agent.research.harness import Harness
 from services.agent.research.offline_llm import OfflineLlm
-from services.agent.research.pipeline import Reranker
+from services.agent.research.run_locks import KeyedLocks
 from services.agent.research.usage import usage_recorder
 from services.common.adk import compat as adk_compat
 from services.common.app_config import ConfigStore, ZocratesConfig
@@ -53,7 +54,7 @@ class ResearchRuntime:
         self._key: tuple[Any, ...] | None = None
         self._chat: ChatService | None = None
         self._config = ZocratesConfig()
-        self._locks = SessionLocks()  # outlives ChatService rebuilds (a model change)
+        self._locks = KeyedLocks()  # by session; outlives ChatService rebuilds (a model change)
 
     def harness(self) -> Harness:
         return Harness.from_config(self._config)

@@ -1,53 +1,45 @@
-"""What the user put in scope for one turn (selected papers, a collection, the whole library)
-and the passages they pointed at, as the session state the agents read."""
+"""A turn's scope (:class:`services.common.turn_scope.TurnScope`: selected papers, a
+collection, the whole library, and the passages the user pointed at) as the session state the
+agents read."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from services.agent.research import state_keys as sk
 from services.common.adk import names
+from services.common.turn_scope import TurnScope
 
 
-@dataclass
-class TurnScope:
-    """What the user put in scope for one turn."""
-
-    items: list[dict[str, str]] = field(default_factory=list)
-    collection_key: str = ""
-    collection_name: str = ""
-    snippets: list[dict[str, Any]] = field(default_factory=list)
-
-    def state_delta(self) -> dict[str, Any]:
-        if self.items:
-            scope: str | list[str] = [i["item_key"] for i in self.items]
-            header = "# Active Zotero Selection Context\nThe user selected these papers:\n" + (
-                "\n".join(
-                    f"- {i.get('title') or i['item_key']} ({i['item_key']})" for i in self.items
-                )
-            )
-        elif self.collection_key:
-            scope = f"collection:{self.collection_key}"
-            header = (
-                "# Active Zotero Selection Context\nThe user is working in the collection "
-                f"{self.collection_name or self.collection_key!r}."
-            )
-        else:
-            scope, header = "library", ""
-        return {
-            names.ACTIVE_CONTEXT_ITEMS: list(self.items) or None,
-            names.ACTIVE_COLLECTION: (
-                {"key": self.collection_key, "name": self.collection_name}
-                if self.collection_key
-                else None
-            ),
-            sk.ACTIVE_CONTEXT_ITEMS_STR: header,
-            sk.SEARCH_SCOPE: scope,
-            sk.FOCAL_SNIPPETS_STR: focal_snippets_str(self.snippets, with_keys=False),
-            sk.FOCAL_SNIPPETS_KEYED_STR: focal_snippets_str(self.snippets, with_keys=True),
-            names.SNIPPETS: list(self.snippets),
-        }
+def scope_state(scope: TurnScope) -> dict[str, Any]:
+    """The state delta of the turn's user message: the scope for the tools and the sessions
+    service, and the headers the coordinator's and the synthesizer's instructions show."""
+    if scope.items:
+        search_scope: str | list[str] = [i["item_key"] for i in scope.items]
+        header = "# Active Zotero Selection Context\nThe user selected these papers:\n" + (
+            "\n".join(f"- {i.get('title') or i['item_key']} ({i['item_key']})" for i in scope.items)
+        )
+    elif scope.collection_key:
+        search_scope = f"collection:{scope.collection_key}"
+        header = (
+            "# Active Zotero Selection Context\nThe user is working in the collection "
+            f"{scope.collection_name or scope.collection_key!r}."
+        )
+    else:
+        search_scope, header = "library", ""
+    return {
+        names.ACTIVE_CONTEXT_ITEMS: list(scope.items) or None,
+        names.ACTIVE_COLLECTION: (
+            {"key": scope.collection_key, "name": scope.collection_name}
+            if scope.collection_key
+            else None
+        ),
+        sk.ACTIVE_CONTEXT_ITEMS_STR: header,
+        sk.SEARCH_SCOPE: search_scope,
+        sk.FOCAL_SNIPPETS_STR: focal_snippets_str(scope.snippets, with_keys=False),
+        sk.FOCAL_SNIPPETS_KEYED_STR: focal_snippets_str(scope.snippets, with_keys=True),
+        names.SNIPPETS: list(scope.snippets),
+    }
 
 
 def focal_snippets_str(snippets: list[dict[str, Any]], *, with_keys: bool) -> str:

@@ -21,8 +21,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from services.agent.client import ChatScope
 from services.common.errors import Unavailable, ZocratesError
+from services.common.turn_scope import TurnScope
 from services.gateway.deps import SESSION_ID_PATTERN, SessionId, State
 from services.gateway.errors import COMMON_ERRORS, PEER_ERRORS, error_responses
 from services.gateway.schemas.events import CHAT_STREAM
@@ -223,7 +223,7 @@ async def _close(events: AsyncIterator[Any]) -> None:
 )
 async def chat(state: State, body: ChatBody, request: Request) -> StreamingResponse:
     await _wait_for_startup(state)
-    scope = ChatScope(
+    scope = TurnScope(
         items=[{"item_key": i.item_key, "title": i.title} for i in body.active_items or []],
         collection_key=body.collection_key or "",
         collection_name=body.collection_name,

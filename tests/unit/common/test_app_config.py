@@ -20,7 +20,7 @@ from services.common.errors import InvalidArgument
 DEFAULTS = {
     "session_retention_days": 180,
     "max_saved_sessions": 100,
-    # The HITL document's search_harness.
+    # Deep research (services/agent/research/harness.py).
     "hitl_enabled": True,
     "max_retrieval_tools": 10,
     "hard_word_ceiling": 7500,
@@ -34,7 +34,7 @@ DEFAULTS = {
     "synthesizer_model": "offline",
     "model_api_base": "",
     "online_search_enabled": True,
-    # The compaction document's configuration table.
+    # Post-turn compaction (docs/compaction.md).
     "enable_adaptive_compaction": True,
     "compaction_summarizer_model": "offline",
     "adaptive_compaction_retention_turns": 2,

@@ -1,4 +1,4 @@
-"""The envelope gate (section 7 of the compaction document)."""
+"""The envelope gate (docs/compaction.md, step 1)."""
 
 from __future__ import annotations
 

@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from services.compactor.decision import Decision
-from services.compactor.decision import LocalDecisionModel as ReExported
 from services.compactor.local_decision import LocalDecisionModel, question_cues
 from services.compactor.turns import DecisionState, Turn, decision_state
 from services.reranker.client import RerankerClient
@@ -99,7 +98,6 @@ async def test_verdict_follows_the_configured_threshold(embedder: Embedder) -> N
 
     assert strict.probability == lenient.probability
     assert (strict.verdict, lenient.verdict) == ("CONTINUE", "COMPRESS")
-    assert ReExported is LocalDecisionModel
 
 
 async def test_embedder_failure_fails_open() -> None:

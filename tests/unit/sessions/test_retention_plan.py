@@ -203,7 +203,8 @@ def test_active_sessions_count_towards_cap_next_oldest_idle_pruned() -> None:
 
 
 def test_active_sessions_kept_by_earlier_passes_still_count_towards_cap() -> None:
-    """Mirrors the seed scenario: an in-flight empty and an in-flight expired session."""
+    """An in-flight empty session and an in-flight expired one: kept by their passes, and
+    still counted towards the cap (README, "Session retention", rule 3)."""
     rows = [
         row("busy-empty", age=3 * DAY_SECONDS, events=0),
         row("busy-old", age=400 * DAY_SECONDS),

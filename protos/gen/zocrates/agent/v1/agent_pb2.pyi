@@ -1,3 +1,4 @@
+from zocrates.common.v1 import session_ref_pb2 as _session_ref_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
@@ -5,16 +6,6 @@ from collections.abc import Iterable as _Iterable, Mapping as _Mapping
 from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
-
-class SessionKey(_message.Message):
-    __slots__ = ("app_name", "user_id", "session_id")
-    APP_NAME_FIELD_NUMBER: _ClassVar[int]
-    USER_ID_FIELD_NUMBER: _ClassVar[int]
-    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
-    app_name: str
-    user_id: str
-    session_id: str
-    def __init__(self, app_name: _Optional[str] = ..., user_id: _Optional[str] = ..., session_id: _Optional[str] = ...) -> None: ...
 
 class ContextItem(_message.Message):
     __slots__ = ("item_key", "title")
@@ -44,13 +35,13 @@ class ChatRequest(_message.Message):
     COLLECTION_KEY_FIELD_NUMBER: _ClassVar[int]
     COLLECTION_NAME_FIELD_NUMBER: _ClassVar[int]
     SNIPPETS_FIELD_NUMBER: _ClassVar[int]
-    session: SessionKey
+    session: _session_ref_pb2.SessionRef
     prompt: str
     items: _containers.RepeatedCompositeFieldContainer[ContextItem]
     collection_key: str
     collection_name: str
     snippets: _containers.RepeatedCompositeFieldContainer[Snippet]
-    def __init__(self, session: _Optional[_Union[SessionKey, _Mapping]] = ..., prompt: _Optional[str] = ..., items: _Optional[_Iterable[_Union[ContextItem, _Mapping]]] = ..., collection_key: _Optional[str] = ..., collection_name: _Optional[str] = ..., snippets: _Optional[_Iterable[_Union[Snippet, _Mapping]]] = ...) -> None: ...
+    def __init__(self, session: _Optional[_Union[_session_ref_pb2.SessionRef, _Mapping]] = ..., prompt: _Optional[str] = ..., items: _Optional[_Iterable[_Union[ContextItem, _Mapping]]] = ..., collection_key: _Optional[str] = ..., collection_name: _Optional[str] = ..., snippets: _Optional[_Iterable[_Union[Snippet, _Mapping]]] = ...) -> None: ...
 
 class ResumeRequest(_message.Message):
     __slots__ = ("session", "invocation_id", "interrupt_id", "response_json")
@@ -58,11 +49,11 @@ class ResumeRequest(_message.Message):
     INVOCATION_ID_FIELD_NUMBER: _ClassVar[int]
     INTERRUPT_ID_FIELD_NUMBER: _ClassVar[int]
     RESPONSE_JSON_FIELD_NUMBER: _ClassVar[int]
-    session: SessionKey
+    session: _session_ref_pb2.SessionRef
     invocation_id: str
     interrupt_id: str
     response_json: str
-    def __init__(self, session: _Optional[_Union[SessionKey, _Mapping]] = ..., invocation_id: _Optional[str] = ..., interrupt_id: _Optional[str] = ..., response_json: _Optional[str] = ...) -> None: ...
+    def __init__(self, session: _Optional[_Union[_session_ref_pb2.SessionRef, _Mapping]] = ..., invocation_id: _Optional[str] = ..., interrupt_id: _Optional[str] = ..., response_json: _Optional[str] = ...) -> None: ...
 
 class ChatEvent(_message.Message):
     __slots__ = ("type", "data_json")
@@ -76,9 +67,9 @@ class RewindRequest(_message.Message):
     __slots__ = ("session", "invocation_id")
     SESSION_FIELD_NUMBER: _ClassVar[int]
     INVOCATION_ID_FIELD_NUMBER: _ClassVar[int]
-    session: SessionKey
+    session: _session_ref_pb2.SessionRef
     invocation_id: str
-    def __init__(self, session: _Optional[_Union[SessionKey, _Mapping]] = ..., invocation_id: _Optional[str] = ...) -> None: ...
+    def __init__(self, session: _Optional[_Union[_session_ref_pb2.SessionRef, _Mapping]] = ..., invocation_id: _Optional[str] = ...) -> None: ...
 
 class RewindReply(_message.Message):
     __slots__ = ()

@@ -22,59 +22,58 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from zocrates.common.v1 import session_ref_pb2 as zocrates_dot_common_dot_v1_dot_session__ref__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n#zocrates/sessions/v1/sessions.proto\x12\x14zocrates.sessions.v1\"C\n\nSessionRef\x12\x10\n\x08\x61pp_name\x18\x01 \x01(\t\x12\x0f\n\x07user_id\x18\x02 \x01(\t\x12\x12\n\nsession_id\x18\x03 \x01(\t\"a\n\x14\x43reateSessionRequest\x12\x10\n\x08\x61pp_name\x18\x01 \x01(\t\x12\x0f\n\x07user_id\x18\x02 \x01(\t\x12\x12\n\nsession_id\x18\x03 \x01(\t\x12\x12\n\nstate_json\x18\x04 \x01(\t\"W\n\x11GetSessionRequest\x12-\n\x03ref\x18\x01 \x01(\x0b\x32 .zocrates.sessions.v1.SessionRef\x12\x13\n\x0b\x63onfig_json\x18\x02 \x01(\t\"C\n\x0cSessionReply\x12\x14\n\x0csession_json\x18\x01 \x01(\t\x12\x1d\n\x15storage_update_marker\x18\x02 \x01(\t\"8\n\x13ListSessionsRequest\x12\x10\n\x08\x61pp_name\x18\x01 \x01(\t\x12\x0f\n\x07user_id\x18\x02 \x01(\t\")\n\x11ListSessionsReply\x12\x14\n\x0csession_json\x18\x01 \x03(\t\"E\n\x14\x44\x65leteSessionRequest\x12-\n\x03ref\x18\x01 \x01(\x0b\x32 .zocrates.sessions.v1.SessionRef\"\x14\n\x12\x44\x65leteSessionReply\"\xa7\x01\n\x12\x41ppendEventRequest\x12-\n\x03ref\x18\x01 \x01(\x0b\x32 .zocrates.sessions.v1.SessionRef\x12\x18\n\x10last_update_time\x18\x02 \x01(\x01\x12\x1d\n\x15storage_update_marker\x18\x03 \x01(\t\x12\x15\n\rlast_event_id\x18\x04 \x01(\t\x12\x12\n\nevent_json\x18\x05 \x01(\t\"_\n\x10\x41ppendEventReply\x12\x12\n\nevent_json\x18\x01 \x01(\t\x12\x18\n\x10last_update_time\x18\x02 \x01(\x01\x12\x1d\n\x15storage_update_marker\x18\x03 \x01(\t\"E\n\x11\x43reateChatRequest\x12\x10\n\x08\x61pp_name\x18\x01 \x01(\t\x12\x0f\n\x07user_id\x18\x02 \x01(\t\x12\r\n\x05title\x18\x03 \x01(\t\"-\n\x15\x46ormattedSessionReply\x12\x14\n\x0csession_json\x18\x01 \x01(\t\"9\n\x14ListManifestsRequest\x12\x10\n\x08\x61pp_name\x18\x01 \x01(\t\x12\x0f\n\x07user_id\x18\x02 \x01(\t\"i\n\x0fSessionManifest\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x12\n\ncreated_at\x18\x03 \x01(\x01\x12\x12\n\nupdated_at\x18\x04 \x01(\x01\x12\x13\n\x0b\x65vent_count\x18\x05 \x01(\x03\"M\n\x12ListManifestsReply\x12\x37\n\x08sessions\x18\x01 \x03(\x0b\x32%.zocrates.sessions.v1.SessionManifest\"T\n\x14RenameSessionRequest\x12-\n\x03ref\x18\x01 \x01(\x0b\x32 .zocrates.sessions.v1.SessionRef\x12\r\n\x05title\x18\x02 \x01(\t\"\x18\n\x16GetStorageStatsRequest\"\xb0\x01\n\x0cStorageStats\x12\x0f\n\x07\x62\x61\x63kend\x18\x01 \x01(\t\x12\x10\n\x08location\x18\x02 \x01(\t\x12\x12\n\nsize_bytes\x18\x03 \x01(\x03\x12\x12\n\npage_count\x18\x04 \x01(\x03\x12\x11\n\tpage_size\x18\x05 \x01(\x03\x12\x16\n\x0e\x66reelist_count\x18\x06 \x01(\x03\x12\x15\n\rsession_count\x18\x07 \x01(\x03\x12\x13\n\x0b\x65vent_count\x18\x08 \x01(\x03\"\x89\x01\n\x15RunMaintenanceRequest\x12\x1a\n\x12\x61\x63tive_session_ids\x18\x01 \x03(\t\x12\x16\n\x0eretention_days\x18\x02 \x01(\x03\x12\x1a\n\x12max_saved_sessions\x18\x03 \x01(\x03\x12\x0e\n\x06reason\x18\x04 \x01(\t\x12\x10\n\x08\x61pp_name\x18\x05 \x01(\t\"\xf9\x01\n\x11MaintenanceReport\x12\x15\n\rdeleted_empty\x18\x01 \x01(\x03\x12\x17\n\x0f\x64\x65leted_expired\x18\x02 \x01(\x03\x12\x18\n\x10\x64\x65leted_over_cap\x18\x03 \x01(\x03\x12\x13\n\x0b\x64\x65leted_ids\x18\x04 \x03(\t\x12\x10\n\x08vacuumed\x18\x05 \x01(\x08\x12\x1d\n\x15vacuum_skipped_reason\x18\x06 \x01(\t\x12\x13\n\x0bsize_before\x18\x07 \x01(\x03\x12\x12\n\nsize_after\x18\x08 \x01(\x03\x12\x13\n\x0b\x64uration_ms\x18\t \x01(\x01\x12\x16\n\x0eskipped_active\x18\n \x01(\x03\",\n\x11UseDataDirRequest\x12\x17\n\x0fzotero_data_dir\x18\x01 \x01(\t\"4\n\x0fUseDataDirReply\x12\x10\n\x08location\x18\x01 \x01(\t\x12\x0f\n\x07\x63hanged\x18\x02 \x01(\x08\x32\xbe\t\n\x0eSessionService\x12_\n\rCreateSession\x12*.zocrates.sessions.v1.CreateSessionRequest\x1a\".zocrates.sessions.v1.SessionReply\x12Y\n\nGetSession\x12\'.zocrates.sessions.v1.GetSessionRequest\x1a\".zocrates.sessions.v1.SessionReply\x12\x62\n\x0cListSessions\x12).zocrates.sessions.v1.ListSessionsRequest\x1a\'.zocrates.sessions.v1.ListSessionsReply\x12\x65\n\rDeleteSession\x12*.zocrates.sessions.v1.DeleteSessionRequest\x1a(.zocrates.sessions.v1.DeleteSessionReply\x12_\n\x0b\x41ppendEvent\x12(.zocrates.sessions.v1.AppendEventRequest\x1a&.zocrates.sessions.v1.AppendEventReply\x12\x62\n\nCreateChat\x12\'.zocrates.sessions.v1.CreateChatRequest\x1a+.zocrates.sessions.v1.FormattedSessionReply\x12\x64\n\x13GetFormattedSession\x12 .zocrates.sessions.v1.SessionRef\x1a+.zocrates.sessions.v1.FormattedSessionReply\x12\x65\n\rListManifests\x12*.zocrates.sessions.v1.ListManifestsRequest\x1a(.zocrates.sessions.v1.ListManifestsReply\x12h\n\rRenameSession\x12*.zocrates.sessions.v1.RenameSessionRequest\x1a+.zocrates.sessions.v1.FormattedSessionReply\x12\x63\n\x0fGetStorageStats\x12,.zocrates.sessions.v1.GetStorageStatsRequest\x1a\".zocrates.sessions.v1.StorageStats\x12\x66\n\x0eRunMaintenance\x12+.zocrates.sessions.v1.RunMaintenanceRequest\x1a\'.zocrates.sessions.v1.MaintenanceReport\x12\\\n\nUseDataDir\x12\'.zocrates.sessions.v1.UseDataDirRequest\x1a%.zocrates.sessions.v1.UseDataDirReplyb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n#zocrates/sessions/v1/sessions.proto\x12\x14zocrates.sessions.v1\x1a$zocrates/common/v1/session_ref.proto\"a\n\x14\x43reateSessionRequest\x12\x10\n\x08\x61pp_name\x18\x01 \x01(\t\x12\x0f\n\x07user_id\x18\x02 \x01(\t\x12\x12\n\nsession_id\x18\x03 \x01(\t\x12\x12\n\nstate_json\x18\x04 \x01(\t\"U\n\x11GetSessionRequest\x12+\n\x03ref\x18\x01 \x01(\x0b\x32\x1e.zocrates.common.v1.SessionRef\x12\x13\n\x0b\x63onfig_json\x18\x02 \x01(\t\"C\n\x0cSessionReply\x12\x14\n\x0csession_json\x18\x01 \x01(\t\x12\x1d\n\x15storage_update_marker\x18\x02 \x01(\t\"8\n\x13ListSessionsRequest\x12\x10\n\x08\x61pp_name\x18\x01 \x01(\t\x12\x0f\n\x07user_id\x18\x02 \x01(\t\")\n\x11ListSessionsReply\x12\x14\n\x0csession_json\x18\x01 \x03(\t\"C\n\x14\x44\x65leteSessionRequest\x12+\n\x03ref\x18\x01 \x01(\x0b\x32\x1e.zocrates.common.v1.SessionRef\"\x14\n\x12\x44\x65leteSessionReply\"\xa5\x01\n\x12\x41ppendEventRequest\x12+\n\x03ref\x18\x01 \x01(\x0b\x32\x1e.zocrates.common.v1.SessionRef\x12\x18\n\x10last_update_time\x18\x02 \x01(\x01\x12\x1d\n\x15storage_update_marker\x18\x03 \x01(\t\x12\x15\n\rlast_event_id\x18\x04 \x01(\t\x12\x12\n\nevent_json\x18\x05 \x01(\t\"_\n\x10\x41ppendEventReply\x12\x12\n\nevent_json\x18\x01 \x01(\t\x12\x18\n\x10last_update_time\x18\x02 \x01(\x01\x12\x1d\n\x15storage_update_marker\x18\x03 \x01(\t\"E\n\x11\x43reateChatRequest\x12\x10\n\x08\x61pp_name\x18\x01 \x01(\t\x12\x0f\n\x07user_id\x18\x02 \x01(\t\x12\r\n\x05title\x18\x03 \x01(\t\"-\n\x15\x46ormattedSessionReply\x12\x14\n\x0csession_json\x18\x01 \x01(\t\"9\n\x14ListManifestsRequest\x12\x10\n\x08\x61pp_name\x18\x01 \x01(\t\x12\x0f\n\x07user_id\x18\x02 \x01(\t\"i\n\x0fSessionManifest\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x12\n\ncreated_at\x18\x03 \x01(\x01\x12\x12\n\nupdated_at\x18\x04 \x01(\x01\x12\x13\n\x0b\x65vent_count\x18\x05 \x01(\x03\"M\n\x12ListManifestsReply\x12\x37\n\x08sessions\x18\x01 \x03(\x0b\x32%.zocrates.sessions.v1.SessionManifest\"R\n\x14RenameSessionRequest\x12+\n\x03ref\x18\x01 \x01(\x0b\x32\x1e.zocrates.common.v1.SessionRef\x12\r\n\x05title\x18\x02 \x01(\t\"\x18\n\x16GetStorageStatsRequest\"\xb0\x01\n\x0cStorageStats\x12\x0f\n\x07\x62\x61\x63kend\x18\x01 \x01(\t\x12\x10\n\x08location\x18\x02 \x01(\t\x12\x12\n\nsize_bytes\x18\x03 \x01(\x03\x12\x12\n\npage_count\x18\x04 \x01(\x03\x12\x11\n\tpage_size\x18\x05 \x01(\x03\x12\x16\n\x0e\x66reelist_count\x18\x06 \x01(\x03\x12\x15\n\rsession_count\x18\x07 \x01(\x03\x12\x13\n\x0b\x65vent_count\x18\x08 \x01(\x03\"\x89\x01\n\x15RunMaintenanceRequest\x12\x1a\n\x12\x61\x63tive_session_ids\x18\x01 \x03(\t\x12\x16\n\x0eretention_days\x18\x02 \x01(\x03\x12\x1a\n\x12max_saved_sessions\x18\x03 \x01(\x03\x12\x0e\n\x06reason\x18\x04 \x01(\t\x12\x10\n\x08\x61pp_name\x18\x05 \x01(\t\"\xf9\x01\n\x11MaintenanceReport\x12\x15\n\rdeleted_empty\x18\x01 \x01(\x03\x12\x17\n\x0f\x64\x65leted_expired\x18\x02 \x01(\x03\x12\x18\n\x10\x64\x65leted_over_cap\x18\x03 \x01(\x03\x12\x13\n\x0b\x64\x65leted_ids\x18\x04 \x03(\t\x12\x10\n\x08vacuumed\x18\x05 \x01(\x08\x12\x1d\n\x15vacuum_skipped_reason\x18\x06 \x01(\t\x12\x13\n\x0bsize_before\x18\x07 \x01(\x03\x12\x12\n\nsize_after\x18\x08 \x01(\x03\x12\x13\n\x0b\x64uration_ms\x18\t \x01(\x01\x12\x16\n\x0eskipped_active\x18\n \x01(\x03\",\n\x11UseDataDirRequest\x12\x17\n\x0fzotero_data_dir\x18\x01 \x01(\t\"4\n\x0fUseDataDirReply\x12\x10\n\x08location\x18\x01 \x01(\t\x12\x0f\n\x07\x63hanged\x18\x02 \x01(\x08\x32\xbc\t\n\x0eSessionService\x12_\n\rCreateSession\x12*.zocrates.sessions.v1.CreateSessionRequest\x1a\".zocrates.sessions.v1.SessionReply\x12Y\n\nGetSession\x12\'.zocrates.sessions.v1.GetSessionRequest\x1a\".zocrates.sessions.v1.SessionReply\x12\x62\n\x0cListSessions\x12).zocrates.sessions.v1.ListSessionsRequest\x1a\'.zocrates.sessions.v1.ListSessionsReply\x12\x65\n\rDeleteSession\x12*.zocrates.sessions.v1.DeleteSessionRequest\x1a(.zocrates.sessions.v1.DeleteSessionReply\x12_\n\x0b\x41ppendEvent\x12(.zocrates.sessions.v1.AppendEventRequest\x1a&.zocrates.sessions.v1.AppendEventReply\x12\x62\n\nCreateChat\x12\'.zocrates.sessions.v1.CreateChatRequest\x1a+.zocrates.sessions.v1.FormattedSessionReply\x12\x62\n\x13GetFormattedSession\x12\x1e.zocrates.common.v1.SessionRef\x1a+.zocrates.sessions.v1.FormattedSessionReply\x12\x65\n\rListManifests\x12*.zocrates.sessions.v1.ListManifestsRequest\x1a(.zocrates.sessions.v1.ListManifestsReply\x12h\n\rRenameSession\x12*.zocrates.sessions.v1.RenameSessionRequest\x1a+.zocrates.sessions.v1.FormattedSessionReply\x12\x63\n\x0fGetStorageStats\x12,.zocrates.sessions.v1.GetStorageStatsRequest\x1a\".zocrates.sessions.v1.StorageStats\x12\x66\n\x0eRunMaintenance\x12+.zocrates.sessions.v1.RunMaintenanceRequest\x1a\'.zocrates.sessions.v1.MaintenanceReport\x12\\\n\nUseDataDir\x12\'.zocrates.sessions.v1.UseDataDirRequest\x1a%.zocrates.sessions.v1.UseDataDirReplyb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'zocrates.sessions.v1.sessions_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_SESSIONREF']._serialized_start=61
-  _globals['_SESSIONREF']._serialized_end=128
-  _globals['_CREATESESSIONREQUEST']._serialized_start=130
-  _globals['_CREATESESSIONREQUEST']._serialized_end=227
-  _globals['_GETSESSIONREQUEST']._serialized_start=229
-  _globals['_GETSESSIONREQUEST']._serialized_end=316
-  _globals['_SESSIONREPLY']._serialized_start=318
-  _globals['_SESSIONREPLY']._serialized_end=385
-  _globals['_LISTSESSIONSREQUEST']._serialized_start=387
-  _globals['_LISTSESSIONSREQUEST']._serialized_end=443
-  _globals['_LISTSESSIONSREPLY']._serialized_start=445
-  _globals['_LISTSESSIONSREPLY']._serialized_end=486
-  _globals['_DELETESESSIONREQUEST']._serialized_start=488
-  _globals['_DELETESESSIONREQUEST']._serialized_end=557
-  _globals['_DELETESESSIONREPLY']._serialized_start=559
-  _globals['_DELETESESSIONREPLY']._serialized_end=579
-  _globals['_APPENDEVENTREQUEST']._serialized_start=582
-  _globals['_APPENDEVENTREQUEST']._serialized_end=749
-  _globals['_APPENDEVENTREPLY']._serialized_start=751
-  _globals['_APPENDEVENTREPLY']._serialized_end=846
-  _globals['_CREATECHATREQUEST']._serialized_start=848
-  _globals['_CREATECHATREQUEST']._serialized_end=917
-  _globals['_FORMATTEDSESSIONREPLY']._serialized_start=919
-  _globals['_FORMATTEDSESSIONREPLY']._serialized_end=964
-  _globals['_LISTMANIFESTSREQUEST']._serialized_start=966
-  _globals['_LISTMANIFESTSREQUEST']._serialized_end=1023
-  _globals['_SESSIONMANIFEST']._serialized_start=1025
-  _globals['_SESSIONMANIFEST']._serialized_end=1130
-  _globals['_LISTMANIFESTSREPLY']._serialized_start=1132
-  _globals['_LISTMANIFESTSREPLY']._serialized_end=1209
-  _globals['_RENAMESESSIONREQUEST']._serialized_start=1211
-  _globals['_RENAMESESSIONREQUEST']._serialized_end=1295
-  _globals['_GETSTORAGESTATSREQUEST']._serialized_start=1297
-  _globals['_GETSTORAGESTATSREQUEST']._serialized_end=1321
-  _globals['_STORAGESTATS']._serialized_start=1324
-  _globals['_STORAGESTATS']._serialized_end=1500
-  _globals['_RUNMAINTENANCEREQUEST']._serialized_start=1503
-  _globals['_RUNMAINTENANCEREQUEST']._serialized_end=1640
-  _globals['_MAINTENANCEREPORT']._serialized_start=1643
-  _globals['_MAINTENANCEREPORT']._serialized_end=1892
-  _globals['_USEDATADIRREQUEST']._serialized_start=1894
-  _globals['_USEDATADIRREQUEST']._serialized_end=1938
-  _globals['_USEDATADIRREPLY']._serialized_start=1940
-  _globals['_USEDATADIRREPLY']._serialized_end=1992
-  _globals['_SESSIONSERVICE']._serialized_start=1995
-  _globals['_SESSIONSERVICE']._serialized_end=3209
+  _globals['_CREATESESSIONREQUEST']._serialized_start=99
+  _globals['_CREATESESSIONREQUEST']._serialized_end=196
+  _globals['_GETSESSIONREQUEST']._serialized_start=198
+  _globals['_GETSESSIONREQUEST']._serialized_end=283
+  _globals['_SESSIONREPLY']._serialized_start=285
+  _globals['_SESSIONREPLY']._serialized_end=352
+  _globals['_LISTSESSIONSREQUEST']._serialized_start=354
+  _globals['_LISTSESSIONSREQUEST']._serialized_end=410
+  _globals['_LISTSESSIONSREPLY']._serialized_start=412
+  _globals['_LISTSESSIONSREPLY']._serialized_end=453
+  _globals['_DELETESESSIONREQUEST']._serialized_start=455
+  _globals['_DELETESESSIONREQUEST']._serialized_end=522
+  _globals['_DELETESESSIONREPLY']._serialized_start=524
+  _globals['_DELETESESSIONREPLY']._serialized_end=544
+  _globals['_APPENDEVENTREQUEST']._serialized_start=547
+  _globals['_APPENDEVENTREQUEST']._serialized_end=712
+  _globals['_APPENDEVENTREPLY']._serialized_start=714
+  _globals['_APPENDEVENTREPLY']._serialized_end=809
+  _globals['_CREATECHATREQUEST']._serialized_start=811
+  _globals['_CREATECHATREQUEST']._serialized_end=880
+  _globals['_FORMATTEDSESSIONREPLY']._serialized_start=882
+  _globals['_FORMATTEDSESSIONREPLY']._serialized_end=927
+  _globals['_LISTMANIFESTSREQUEST']._serialized_start=929
+  _globals['_LISTMANIFESTSREQUEST']._serialized_end=986
+  _globals['_SESSIONMANIFEST']._serialized_start=988
+  _globals['_SESSIONMANIFEST']._serialized_end=1093
+  _globals['_LISTMANIFESTSREPLY']._serialized_start=1095
+  _globals['_LISTMANIFESTSREPLY']._serialized_end=1172
+  _globals['_RENAMESESSIONREQUEST']._serialized_start=1174
+  _globals['_RENAMESESSIONREQUEST']._serialized_end=1256
+  _globals['_GETSTORAGESTATSREQUEST']._serialized_start=1258
+  _globals['_GETSTORAGESTATSREQUEST']._serialized_end=1282
+  _globals['_STORAGESTATS']._serialized_start=1285
+  _globals['_STORAGESTATS']._serialized_end=1461
+  _globals['_RUNMAINTENANCEREQUEST']._serialized_start=1464
+  _globals['_RUNMAINTENANCEREQUEST']._serialized_end=1601
+  _globals['_MAINTENANCEREPORT']._serialized_start=1604
+  _globals['_MAINTENANCEREPORT']._serialized_end=1853
+  _globals['_USEDATADIRREQUEST']._serialized_start=1855
+  _globals['_USEDATADIRREQUEST']._serialized_end=1899
+  _globals['_USEDATADIRREPLY']._serialized_start=1901
+  _globals['_USEDATADIRREPLY']._serialized_end=1953
+  _globals['_SESSIONSERVICE']._serialized_start=1956
+  _globals['_SESSIONSERVICE']._serialized_end=3168
 # @@protoc_insertion_point(module_scope)

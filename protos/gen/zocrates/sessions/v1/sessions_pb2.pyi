@@ -1,3 +1,4 @@
+from zocrates.common.v1 import session_ref_pb2 as _session_ref_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
@@ -5,16 +6,6 @@ from collections.abc import Iterable as _Iterable, Mapping as _Mapping
 from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
-
-class SessionRef(_message.Message):
-    __slots__ = ("app_name", "user_id", "session_id")
-    APP_NAME_FIELD_NUMBER: _ClassVar[int]
-    USER_ID_FIELD_NUMBER: _ClassVar[int]
-    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
-    app_name: str
-    user_id: str
-    session_id: str
-    def __init__(self, app_name: _Optional[str] = ..., user_id: _Optional[str] = ..., session_id: _Optional[str] = ...) -> None: ...
 
 class CreateSessionRequest(_message.Message):
     __slots__ = ("app_name", "user_id", "session_id", "state_json")
@@ -32,9 +23,9 @@ class GetSessionRequest(_message.Message):
     __slots__ = ("ref", "config_json")
     REF_FIELD_NUMBER: _ClassVar[int]
     CONFIG_JSON_FIELD_NUMBER: _ClassVar[int]
-    ref: SessionRef
+    ref: _session_ref_pb2.SessionRef
     config_json: str
-    def __init__(self, ref: _Optional[_Union[SessionRef, _Mapping]] = ..., config_json: _Optional[str] = ...) -> None: ...
+    def __init__(self, ref: _Optional[_Union[_session_ref_pb2.SessionRef, _Mapping]] = ..., config_json: _Optional[str] = ...) -> None: ...
 
 class SessionReply(_message.Message):
     __slots__ = ("session_json", "storage_update_marker")
@@ -61,8 +52,8 @@ class ListSessionsReply(_message.Message):
 class DeleteSessionRequest(_message.Message):
     __slots__ = ("ref",)
     REF_FIELD_NUMBER: _ClassVar[int]
-    ref: SessionRef
-    def __init__(self, ref: _Optional[_Union[SessionRef, _Mapping]] = ...) -> None: ...
+    ref: _session_ref_pb2.SessionRef
+    def __init__(self, ref: _Optional[_Union[_session_ref_pb2.SessionRef, _Mapping]] = ...) -> None: ...
 
 class DeleteSessionReply(_message.Message):
     __slots__ = ()
@@ -75,12 +66,12 @@ class AppendEventRequest(_message.Message):
     STORAGE_UPDATE_MARKER_FIELD_NUMBER: _ClassVar[int]
     LAST_EVENT_ID_FIELD_NUMBER: _ClassVar[int]
     EVENT_JSON_FIELD_NUMBER: _ClassVar[int]
-    ref: SessionRef
+    ref: _session_ref_pb2.SessionRef
     last_update_time: float
     storage_update_marker: str
     last_event_id: str
     event_json: str
-    def __init__(self, ref: _Optional[_Union[SessionRef, _Mapping]] = ..., last_update_time: _Optional[float] = ..., storage_update_marker: _Optional[str] = ..., last_event_id: _Optional[str] = ..., event_json: _Optional[str] = ...) -> None: ...
+    def __init__(self, ref: _Optional[_Union[_session_ref_pb2.SessionRef, _Mapping]] = ..., last_update_time: _Optional[float] = ..., storage_update_marker: _Optional[str] = ..., last_event_id: _Optional[str] = ..., event_json: _Optional[str] = ...) -> None: ...
 
 class AppendEventReply(_message.Message):
     __slots__ = ("event_json", "last_update_time", "storage_update_marker")
@@ -140,9 +131,9 @@ class RenameSessionRequest(_message.Message):
     __slots__ = ("ref", "title")
     REF_FIELD_NUMBER: _ClassVar[int]
     TITLE_FIELD_NUMBER: _ClassVar[int]
-    ref: SessionRef
+    ref: _session_ref_pb2.SessionRef
     title: str
-    def __init__(self, ref: _Optional[_Union[SessionRef, _Mapping]] = ..., title: _Optional[str] = ...) -> None: ...
+    def __init__(self, ref: _Optional[_Union[_session_ref_pb2.SessionRef, _Mapping]] = ..., title: _Optional[str] = ...) -> None: ...
 
 class GetStorageStatsRequest(_message.Message):
     __slots__ = ()

@@ -3,6 +3,7 @@
 import grpc
 import warnings
 
+from zocrates.common.v1 import session_ref_pb2 as zocrates_dot_common_dot_v1_dot_session__ref__pb2
 from zocrates.sessions.v1 import sessions_pb2 as zocrates_dot_sessions_dot_v1_dot_sessions__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
@@ -66,7 +67,7 @@ class SessionServiceStub:
                 _registered_method=True)
         self.GetFormattedSession = channel.unary_unary(
                 '/zocrates.sessions.v1.SessionService/GetFormattedSession',
-                request_serializer=zocrates_dot_sessions_dot_v1_dot_sessions__pb2.SessionRef.SerializeToString,
+                request_serializer=zocrates_dot_common_dot_v1_dot_session__ref__pb2.SessionRef.SerializeToString,
                 response_deserializer=zocrates_dot_sessions_dot_v1_dot_sessions__pb2.FormattedSessionReply.FromString,
                 _registered_method=True)
         self.ListManifests = channel.unary_unary(
@@ -210,7 +211,7 @@ def add_SessionServiceServicer_to_server(servicer, server):
             ),
             'GetFormattedSession': grpc.unary_unary_rpc_method_handler(
                     servicer.GetFormattedSession,
-                    request_deserializer=zocrates_dot_sessions_dot_v1_dot_sessions__pb2.SessionRef.FromString,
+                    request_deserializer=zocrates_dot_common_dot_v1_dot_session__ref__pb2.SessionRef.FromString,
                     response_serializer=zocrates_dot_sessions_dot_v1_dot_sessions__pb2.FormattedSessionReply.SerializeToString,
             ),
             'ListManifests': grpc.unary_unary_rpc_method_handler(
@@ -426,7 +427,7 @@ class SessionService:
             request,
             target,
             '/zocrates.sessions.v1.SessionService/GetFormattedSession',
-            zocrates_dot_sessions_dot_v1_dot_sessions__pb2.SessionRef.SerializeToString,
+            zocrates_dot_common_dot_v1_dot_session__ref__pb2.SessionRef.SerializeToString,
             zocrates_dot_sessions_dot_v1_dot_sessions__pb2.FormattedSessionReply.FromString,
             options,
             channel_credentials,

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from services.agent.research.session_locks import SessionLocks, wait_through_cancellation
+from services.agent.research.run_locks import KeyedLocks, wait_through_cancellation
 from services.common.errors import Conflict
 
 
@@ -45,7 +45,7 @@ async def test_the_wait_survives_repeated_cancellation_then_re_raises() -> None:
 
 
 async def test_second_run_waits_then_times_out_with_session_busy() -> None:
-    locks = SessionLocks()
+    locks = KeyedLocks()
     async with locks.hold("s1", timeout=1):
         with pytest.raises(Conflict) as err:
             async with locks.hold("s1", timeout=0.05):
