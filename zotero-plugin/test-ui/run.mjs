@@ -969,7 +969,24 @@ async function main() {
             /^[\d,]+ tokens in · [\d,]+ out · ≈ \$\d/.test(text),
             `the cost line reads "${text}"`,
           );
-          results.costLine = { text, model };
+          // The scripted model cites pages without quoting them: its citations are marked as
+          // unverified (not on the cited page), with a tooltip that says so.
+          const marks = await page.locator(lastAssistant).evaluate((b) =>
+            [...b.querySelectorAll(".zocrates-answer a.zocrates-citation")].map((a) => ({
+              verified: a.dataset.verified || "",
+              unverified: a.classList.contains("zocrates-citation-unverified"),
+              title: a.getAttribute("title") || "",
+            })),
+          );
+          const flagged = marks.filter((m) => m.verified === "false");
+          check(
+            flagged.length > 0 &&
+              flagged.every(
+                (m) => m.unverified && /quote was not found|quote is on p\./.test(m.title),
+              ),
+            `unverified citations are not marked: ${JSON.stringify(marks)}`,
+          );
+          results.costLine = { text, model, unverifiedMarked: flagged.length };
           await page.locator(lastAssistant).evaluate((b) => b.scrollIntoView({ block: "end" }));
           await shot("cost-line.png");
         } finally {
