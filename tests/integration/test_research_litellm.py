@@ -310,14 +310,21 @@ def _assert_streamed(evs: Events, done: dict[str, Any]) -> None:
 # --- the tests -------------------------------------------------------------------------------
 
 
-async def test_a_research_turn_runs_every_role_through_litellm(stack: Stack) -> None:
-    stack.model.extend = False
+async def _first_turn(stack: Stack, *, extend: bool) -> tuple[str, Events, list[Any], NetworkLog]:
+    """A new session's first turn on QUESTION (``extend``: the subagent asks for an
+    extension): the session, the stream's events, the model calls it made, and the network
+    it touched."""
+    stack.model.extend = extend
     session_id = await stack.new_session()
     start = len(stack.server.exchanges)
     with record_network() as network:
         status, evs, error = await stack.chat(session_id, QUESTION)
     assert status == 200, error
-    exchanges = stack.server.exchanges[start:]
+    return session_id, evs, stack.server.exchanges[start:], network
+
+
+async def test_a_research_turn_runs_every_role_through_litellm(stack: Stack) -> None:
+    session_id, evs, exchanges, network = await _first_turn(stack, extend=False)
     _assert_wire(stack, exchanges)
     _assert_local(network, stack, len(exchanges))
     done = _done(evs)
@@ -352,13 +359,7 @@ async def test_a_research_turn_runs_every_role_through_litellm(stack: Stack) -> 
 
 
 async def test_a_checkpoint_then_synthesize_through_litellm(stack: Stack) -> None:
-    stack.model.extend = True
-    session_id = await stack.new_session()
-    start = len(stack.server.exchanges)
-    with record_network() as network:
-        status, evs, error = await stack.chat(session_id, QUESTION)
-    assert status == 200, error
-    paused = stack.server.exchanges[start:]
+    session_id, evs, paused, network = await _first_turn(stack, extend=True)
     assert _done(evs)["status"] == "paused"
     (pending,) = [d for k, d in evs if k == "request_input"]
     assert pending["interrupt_id"] == "interrupt_ext_1"
@@ -413,13 +414,7 @@ async def test_a_turn_on_priced_models_reports_its_cost(stack: Stack) -> None:
     response = await stack.http.put("/config", json=priced)
     assert response.status_code == 200, response.text
     try:
-        stack.model.extend = False
-        session_id = await stack.new_session()
-        start = len(stack.server.exchanges)
-        with record_network() as network:
-            status, evs, error = await stack.chat(session_id, QUESTION)
-        assert status == 200, error
-        exchanges = stack.server.exchanges[start:]
+        session_id, evs, exchanges, network = await _first_turn(stack, extend=False)
         assert not stack.server.errors, stack.server.errors[0]
         _assert_local(network, stack, len(exchanges))
         done = _done(evs)

@@ -54,6 +54,21 @@ export function createMessagesView(ctx, { noticeBody }) {
     return bits.join(" · ");
   }
 
+  /** A question's Edit or Rewind: an icon and a label (`id`), its tooltip `${id}-button`. */
+  function turnButton(cls, id, iconName, disabled, onClick) {
+    return h(
+      "button",
+      {
+        type: "button",
+        class: `zc-link-btn ${cls}`,
+        disabled,
+        l10n: `${id}-button`,
+        on: { click: onClick },
+      },
+      [icon(doc, iconName, { size: 13 }), h("span", { l10n: id })],
+    );
+  }
+
   function userNode(m, state) {
     const canRewind = !!m.invocationId && !state.streaming;
     return h("div", { class: "zocrates-message user", "data-id": m.id }, [
@@ -66,27 +81,11 @@ export function createMessagesView(ctx, { noticeBody }) {
           : null,
         h("span", { class: "zc-spacer" }),
         h("div", { class: "zc-user-actions" }, [
-          h(
-            "button",
-            {
-              type: "button",
-              class: "zc-link-btn zc-edit",
-              disabled: !canRewind,
-              l10n: "zocrates-sidebar-edit-button",
-              on: { click: () => controller.startEdit(m.id) },
-            },
-            [icon(doc, "pencil", { size: 13 }), h("span", { l10n: "zocrates-sidebar-edit" })],
+          turnButton("zc-edit", "zocrates-sidebar-edit", "pencil", !canRewind, () =>
+            controller.startEdit(m.id),
           ),
-          h(
-            "button",
-            {
-              type: "button",
-              class: "zc-link-btn zc-rewind",
-              disabled: !canRewind,
-              l10n: "zocrates-sidebar-rewind-button",
-              on: { click: () => controller.rewindTo(m.id) },
-            },
-            [icon(doc, "rewind", { size: 13 }), h("span", { l10n: "zocrates-sidebar-rewind" })],
+          turnButton("zc-rewind", "zocrates-sidebar-rewind", "rewind", !canRewind, () =>
+            controller.rewindTo(m.id),
           ),
         ]),
       ]),
