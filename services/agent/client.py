@@ -207,6 +207,7 @@ class AgentClient(ServiceClient):
                     )
                     for s in scope.snippets
                 ],
+                mode=scope.mode,
             )
         )
         return self._stream(call)

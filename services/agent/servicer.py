@@ -90,6 +90,7 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
                 {"text": s.text, "item_key": s.item_key, "page": s.page, "title": s.title}
                 for s in request.snippets
             ],
+            mode=request.mode,
         )
         events = await chat.chat(
             app_name=request.session.app_name,

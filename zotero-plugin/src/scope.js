@@ -7,9 +7,9 @@
  * `{text, pageIndex, pageLabel?, itemKey, title}` first, so this module runs anywhere.
  *
  * `chatBody` builds the POST /chat body (services/gateway/routers/chat.py `ChatBody`, which
- * forbids unknown keys): session_id, prompt, active_items, collection_key, collection_name,
- * snippets. `scopeFromContext` restores a scope from a user message's `context` (GET
- * /sessions/{id}) when the user rewinds to or edits that message.
+ * forbids unknown keys): session_id, prompt, mode, active_items, collection_key,
+ * collection_name, snippets. `scopeFromContext` restores a scope from a user message's
+ * `context` (GET /sessions/{id}) when the user rewinds to or edits that message.
  */
 
 export const MODES = Object.freeze({
@@ -163,10 +163,15 @@ export function clearSnippets(scope) {
 /** The scope fields of POST /chat. */
 export function chatFields(scope) {
   const s = scope || createScope();
+  const items = s.mode === MODES.ITEMS && s.items.length ? s.items.map((i) => ({ ...i })) : null;
+  const collection = s.mode === MODES.COLLECTION && s.collection ? s.collection : null;
   return {
-    active_items: s.mode === MODES.ITEMS && s.items.length ? s.items.map((i) => ({ ...i })) : null,
-    collection_key: s.mode === MODES.COLLECTION && s.collection ? s.collection.key : null,
-    collection_name: s.mode === MODES.COLLECTION && s.collection ? s.collection.name : "",
+    // What the turn searches, as the gateway stores it (active_mode); a mode whose papers or
+    // collection are missing asks about the library, as the chooser shows it.
+    mode: items ? MODES.ITEMS : collection ? MODES.COLLECTION : MODES.LIBRARY,
+    active_items: items,
+    collection_key: collection ? collection.key : null,
+    collection_name: collection ? collection.name : "",
     snippets: s.snippets.map((x) => ({ ...x })),
   };
 }

@@ -75,6 +75,7 @@ describe("scope chooser", () => {
     assert.deepEqual(chatBody({ sessionId: SESSION_ID, prompt: "  Why bobyqa?  ", scope: base }), {
       session_id: SESSION_ID,
       prompt: "Why bobyqa?",
+      mode: "items",
       active_items: [
         { item_key: "ABCD2345", title: lme4.title },
         { item_key: "BRMS7890", title: "brms" },
@@ -84,12 +85,14 @@ describe("scope chooser", () => {
       snippets: [],
     });
     assert.deepEqual(chatFields(setMode(base, "collection")), {
+      mode: "collection",
       active_items: null,
       collection_key: "COLL2345",
       collection_name: "Mixed models",
       snippets: [],
     });
     assert.deepEqual(chatFields(setMode(base, "library")), {
+      mode: "library",
       active_items: null,
       collection_key: null,
       collection_name: "",
@@ -99,6 +102,7 @@ describe("scope chooser", () => {
       "active_items",
       "collection_key",
       "collection_name",
+      "mode",
       "prompt",
       "session_id",
       "snippets",
@@ -183,11 +187,21 @@ describe("restoring scope on rewind / edit", () => {
     });
     assert.equal(scope.mode, "items");
     assert.deepEqual(chatFields(scope), {
+      mode: "items",
       active_items: [{ item_key: "ABCD2345", title: "lme4" }],
       collection_key: null,
       collection_name: "",
       snippets: [{ text: "bobyqa is the default", item_key: "ABCD2345", page: 3, title: "lme4" }],
     });
+  });
+
+  test("a mode whose papers are missing asks about the library, as the chooser shows it", () => {
+    const empty = setMode(
+      scopeFromSelection(null, { selectedItems: [], collection: null }),
+      "items",
+    );
+    assert.equal(chatFields(empty).mode, "library");
+    assert.equal(chatFields(empty).active_items, null);
   });
 
   test("a collection, or the whole library", () => {

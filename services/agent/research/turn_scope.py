@@ -13,7 +13,8 @@ from services.common.turn_scope import TurnScope
 
 def scope_state(scope: TurnScope) -> dict[str, Any]:
     """The state delta of the turn's user message: the scope for the tools and the sessions
-    service, and the headers the coordinator's and the synthesizer's instructions show."""
+    service (its mode as ``active_mode``, always set), and the headers the coordinator's and
+    the synthesizer's instructions show."""
     if scope.items:
         search_scope: str | list[str] = [i["item_key"] for i in scope.items]
         header = "# Active Zotero Selection Context\nThe user selected these papers:\n" + (
@@ -28,6 +29,7 @@ def scope_state(scope: TurnScope) -> dict[str, Any]:
     else:
         search_scope, header = "library", ""
     return {
+        names.ACTIVE_MODE: scope.mode,
         names.ACTIVE_CONTEXT_ITEMS: list(scope.items) or None,
         names.ACTIVE_COLLECTION: (
             {"key": scope.collection_key, "name": scope.collection_name}

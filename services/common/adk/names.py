@@ -32,7 +32,8 @@ SYNTHESIZER = "synthesizer"
 SNIPPETS = "snippets"
 ACTIVE_CONTEXT_ITEMS = "active_context_items"
 ACTIVE_COLLECTION = "active_collection"
-# Passed through when a delta carries it; the agent does not write it (the plugin keeps it on
-# its own copy of a message and infers the mode from the other keys when it is missing).
+# The turn's scope mode ("items", "collection", "library": services/common/turn_scope.py),
+# as the client sent it or derived from the other keys; prompts written before the agent set
+# it lack it (the plugin then infers the mode from the other keys).
 ACTIVE_MODE = "active_mode"
 TURN_CONTEXT_KEYS = (SNIPPETS, ACTIVE_CONTEXT_ITEMS, ACTIVE_COLLECTION, ACTIVE_MODE)

@@ -19,10 +19,11 @@ from typing import Any, Literal
 
 from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic_core import PydanticCustomError
 
 from services.common.errors import Unavailable, ZocratesError
-from services.common.turn_scope import TurnScope
+from services.common.turn_scope import Mode, TurnScope, mode_problem
 from services.gateway.deps import SESSION_ID_PATTERN, SessionId, State
 from services.gateway.errors import COMMON_ERRORS, PEER_ERRORS, error_responses
 from services.gateway.schemas.events import CHAT_STREAM
@@ -67,6 +68,33 @@ class ChatBody(BaseModel):
     collection_key: str | None = Field(default=None, pattern=ITEM_KEY_PATTERN)
     collection_name: str = Field(default="", max_length=500)
     snippets: list[SnippetBody] = Field(default_factory=list, max_length=10)
+    mode: Mode | None = Field(
+        default=None,
+        description=(
+            "What the turn searches: `items` (needs `active_items`), `collection` (needs "
+            "`collection_key`) or `library`; the other scope fields are then ignored. Null: "
+            "items if any, else the collection if given, else the library. Stored as the "
+            "session's `active_mode` and in the message's `context`."
+        ),
+    )
+
+    @model_validator(mode="after")
+    def _mode_has_its_scope(self) -> ChatBody:
+        problem = mode_problem(
+            self.mode or "", items=bool(self.active_items), collection=bool(self.collection_key)
+        )
+        if problem:
+            raise PydanticCustomError("invalid_mode", problem)
+        return self
+
+    def turn_scope(self) -> TurnScope:
+        return TurnScope(
+            items=[{"item_key": i.item_key, "title": i.title} for i in self.active_items or []],
+            collection_key=self.collection_key or "",
+            collection_name=self.collection_name,
+            snippets=[s.model_dump() for s in self.snippets],
+            mode=self.mode or "",
+        )
 
 
 class ResumeResponse(BaseModel):
@@ -223,12 +251,7 @@ async def _close(events: AsyncIterator[Any]) -> None:
 )
 async def chat(state: State, body: ChatBody, request: Request) -> StreamingResponse:
     await _wait_for_startup(state)
-    scope = TurnScope(
-        items=[{"item_key": i.item_key, "title": i.title} for i in body.active_items or []],
-        collection_key=body.collection_key or "",
-        collection_name=body.collection_name,
-        snippets=[s.model_dump() for s in body.snippets],
-    )
+    scope = body.turn_scope()
     return await _stream_turn(
         state,
         request,

@@ -58,7 +58,10 @@ class SessionMessage(BaseModel):
     intermediate: bool = Field(description="A step of a search subagent, not the answer.")
     context: dict[str, Any] = Field(
         default_factory=dict,
-        description="User messages only, when the turn had a scope: its snippets, items, etc.",
+        description=(
+            "User messages only: the turn's scope (`active_mode`, `active_context_items`, "
+            "`active_collection`, `snippets`), to restore on rewind or edit."
+        ),
     )
     tool_calls: list[ToolCall] = Field(default_factory=list, description="Absent when none.")
     tool_results: list[ToolResult] = Field(default_factory=list, description="Absent when none.")

@@ -28,20 +28,22 @@ class Snippet(_message.Message):
     def __init__(self, text: _Optional[str] = ..., item_key: _Optional[str] = ..., page: _Optional[int] = ..., title: _Optional[str] = ...) -> None: ...
 
 class ChatRequest(_message.Message):
-    __slots__ = ("session", "prompt", "items", "collection_key", "collection_name", "snippets")
+    __slots__ = ("session", "prompt", "items", "collection_key", "collection_name", "snippets", "mode")
     SESSION_FIELD_NUMBER: _ClassVar[int]
     PROMPT_FIELD_NUMBER: _ClassVar[int]
     ITEMS_FIELD_NUMBER: _ClassVar[int]
     COLLECTION_KEY_FIELD_NUMBER: _ClassVar[int]
     COLLECTION_NAME_FIELD_NUMBER: _ClassVar[int]
     SNIPPETS_FIELD_NUMBER: _ClassVar[int]
+    MODE_FIELD_NUMBER: _ClassVar[int]
     session: _session_ref_pb2.SessionRef
     prompt: str
     items: _containers.RepeatedCompositeFieldContainer[ContextItem]
     collection_key: str
     collection_name: str
     snippets: _containers.RepeatedCompositeFieldContainer[Snippet]
-    def __init__(self, session: _Optional[_Union[_session_ref_pb2.SessionRef, _Mapping]] = ..., prompt: _Optional[str] = ..., items: _Optional[_Iterable[_Union[ContextItem, _Mapping]]] = ..., collection_key: _Optional[str] = ..., collection_name: _Optional[str] = ..., snippets: _Optional[_Iterable[_Union[Snippet, _Mapping]]] = ...) -> None: ...
+    mode: str
+    def __init__(self, session: _Optional[_Union[_session_ref_pb2.SessionRef, _Mapping]] = ..., prompt: _Optional[str] = ..., items: _Optional[_Iterable[_Union[ContextItem, _Mapping]]] = ..., collection_key: _Optional[str] = ..., collection_name: _Optional[str] = ..., snippets: _Optional[_Iterable[_Union[Snippet, _Mapping]]] = ..., mode: _Optional[str] = ...) -> None: ...
 
 class ResumeRequest(_message.Message):
     __slots__ = ("session", "invocation_id", "interrupt_id", "response_json")
