@@ -122,7 +122,10 @@ class ZocratesConfig(BaseModel):
         default=4,
         ge=1,
         le=1000,
-        description="Completed turns before compaction is considered; raised to K+1 if lower.",
+        description=(
+            "Completed turns before compaction is considered; raised to K+1 when it is not "
+            "greater than K (adaptive_compaction_retention_turns)."
+        ),
     )
     adaptive_compaction_token_floor: int = Field(
         default=30000,

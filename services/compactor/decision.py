@@ -40,21 +40,25 @@ DECISIONS_PATH = "/api/alpha/decisions"
 DEFAULT_DECISION_MODEL = "inception/mercury-decide"
 QUESTION_ID = "compaction_warranted"
 
-# The rubric the Decisions API model answers: a closed unit, progress or a pivot, and no
-# clarification loop, all three (docs/compaction.md, step 3 "Probe"). The local model
-# approximates it with embeddings and conversational cues (local_decision.py).
+# The rubric the Decisions API model answers: a closed unit, progress or a pivot, no
+# clarification loop and something substantive to summarize, all four (docs/compaction.md,
+# step 3 "Probe"). The local model approximates it with embeddings and conversational cues
+# (local_decision.py).
 RUBRIC_INSTRUCTIONS = (
     "Task: Decide whether `earlier_discussion` should be compacted into a concise summary to "
     "preserve context space for upcoming turns.\n\nRubric:\n- CLOSED-UNIT: Did "
     "`earlier_discussion` conclude a complete sub-topic or sub-analysis?\n- PROGRESS/PIVOT: In "
     "the latter part of `earlier_discussion` or in `latest_turn`, has the user pivoted to a "
     "different research topic or advanced to a new phase?\n- NOT STUCK: Is the conversation "
-    "free from an unresolved clarification or correction loop?\n\nDecision Rule:\n- "
-    "Compaction is WARRANTED if and only if ALL criteria are satisfied: earlier turns form a "
-    "resolved unit, the conversation is advancing to new ground, and there is no active "
-    "confusion or clarification loop.\n- Compaction is NOT WARRANTED if the user is still "
-    "actively drilling down, clarifying, or troubleshooting the exact same point, or if the "
-    "conversation is mid-thought.\n\nDetermine if compacting `earlier_discussion` is warranted."
+    "free from an unresolved clarification or correction loop?\n- SUMMARIZABLE: Does "
+    "`earlier_discussion` contain substantive information suitable for compaction?\n\n"
+    "Decision Rule:\n- Compaction is WARRANTED if and only if ALL criteria are satisfied: "
+    "earlier turns form a resolved unit, the conversation is advancing to new ground, there is "
+    "no active confusion or clarification loop, and the earlier turns hold substantive "
+    "information worth summarizing.\n- Compaction is NOT WARRANTED if the user is still "
+    "actively drilling down, clarifying, or troubleshooting the exact same point, if the "
+    "conversation is mid-thought, or if `earlier_discussion` holds nothing substantive to "
+    "summarize.\n\nDetermine if compacting `earlier_discussion` is warranted."
 )
 
 

@@ -227,7 +227,7 @@ class LocalDecisionModel:
     """The rubric answered from embeddings and cues.
 
     ``embed`` maps texts to one vector each (the reranker service's ``Embed``; one call of two
-    texts per decision). The weights are calibrated for bge-small-en (v1), the reranker's
+    texts per decision). The weights were set by hand for bge-small-en (v1), the reranker's
     default embedder, whose cosine between unrelated research passages sits near 0.45-0.6;
     with another embedder, pass the cosine at which it is undecided as ``similarity_pivot``.
     """

@@ -3,8 +3,9 @@
 ``Compactor.evaluate`` reads ``zocrates_config.json`` (so preferences apply at the next turn),
 loads the session through the sessions service, runs :func:`evaluate_and_compact` and appends
 the compaction event when there is one. It fails open: a probe, summarizer or append that
-fails leaves the session untouched and reports why. A closed gate returns before any model,
-embedding or span is touched.
+fails leaves the session untouched and reports why. A closed gate returns before any model or
+embedding is touched and opens neither span below, but only after the config read and the
+session load (the gRPC server spans of this call and of ``GetSession`` are still recorded).
 
 Telemetry: ``compaction_decision_probe`` (openinference kind EVALUATOR) around the probe and
 ``compact_session_history`` (kind LLM) around the summary, with the attributes listed under
@@ -31,7 +32,12 @@ from services.common.adk.history import live_events
 from services.common.app_config import ConfigStore, ZocratesConfig
 from services.common.errors import NotFound, ZocratesError
 from services.common.models import resolve_model
-from services.compactor.decision import Decision, DecisionModel, DecisionsApiClient
+from services.compactor.decision import (
+    RUBRIC_INSTRUCTIONS,
+    Decision,
+    DecisionModel,
+    DecisionsApiClient,
+)
 from services.compactor.engine import CompactionOutcome, evaluate_and_compact
 from services.compactor.local_decision import LocalDecisionModel
 from services.compactor.summarizer import (
@@ -60,7 +66,9 @@ def _tokens(text: str) -> int:
 
 
 class _TracedDecision:
-    """Wraps a decision model in the ``compaction_decision_probe`` span."""
+    """Wraps a decision model in the ``compaction_decision_probe`` span. Its input is the
+    decision state and the rubric (the one the Decisions API is asked; the local model
+    approximates it)."""
 
     def __init__(self, inner: DecisionModel, name: str, tracer: trace.Tracer) -> None:
         self.tracer = tracer
@@ -79,6 +87,7 @@ class _TracedDecision:
                     {
                         "earlier_discussion": state.earlier_discussion,
                         "latest_turn": state.latest_turn,
+                        "rubric": RUBRIC_INSTRUCTIONS,
                     }
                 ),
             )

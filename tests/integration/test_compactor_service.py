@@ -6,6 +6,7 @@ failing open), with its spans."""
 from __future__ import annotations
 
 import contextlib
+import json
 import math
 import pathlib
 from collections.abc import AsyncIterator
@@ -22,6 +23,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from services.common.app_config import ConfigStore
 from services.compactor.client import CompactorClient
+from services.compactor.decision import RUBRIC_INSTRUCTIONS
 from services.compactor.service import Compactor
 from services.reranker.client import RerankerClient
 from services.sessions.remote_session_service import RemoteSessionService
@@ -161,7 +163,9 @@ async def test_spans_of_the_probe_and_the_summary(env: Env) -> None:
     assert probe["openinference.span.kind"] == "EVALUATOR"
     assert probe["compaction.decision.model"] == "local"
     assert probe["compaction.decision.verdict"] == "COMPRESS"
-    assert "earlier_discussion" in probe["input.value"]
+    probe_input = json.loads(probe["input.value"])
+    assert set(probe_input) == {"earlier_discussion", "latest_turn", "rubric"}
+    assert probe_input["rubric"] == RUBRIC_INSTRUCTIONS
     assert '"probability"' in probe["output.value"]
     assert '"prompt_tokens": 40000' in probe["metadata"]
     summary = spans["compact_session_history"].attributes

@@ -76,6 +76,53 @@ async def test_decision_model_compress_verdict(
     assert "- NOT STUCK: Is the conversation free from an unresolved" in RUBRIC_INSTRUCTIONS
 
 
+def test_the_rubric_names_the_documents_four_criteria() -> None:
+    rubric = RUBRIC_INSTRUCTIONS.split("\n\nRubric:\n", 1)[1].split("\n\nDecision Rule:", 1)[0]
+    names = [line[2:].split(":", 1)[0] for line in rubric.splitlines()]
+    assert names == ["CLOSED-UNIT", "PROGRESS/PIVOT", "NOT STUCK", "SUMMARIZABLE"]
+    assert (
+        "- SUMMARIZABLE: Does `earlier_discussion` contain substantive information suitable for "
+        "compaction?" in RUBRIC_INSTRUCTIONS
+    )
+    # The decision rule requires all four, and says when the fourth fails.
+    rule = RUBRIC_INSTRUCTIONS.split("Decision Rule:", 1)[1]
+    assert "ALL criteria" in rule and "substantive information worth summarizing" in rule
+    assert "holds nothing substantive to summarize" in rule
+
+
+async def test_a_reply_that_uses_summarizable_is_read(
+    api: DecisionsServer, client: DecisionsApiClient
+) -> None:
+    # An answer that explains itself by the fourth criterion, once as a bare noul and once as an
+    # object that also scores each criterion: only the probability decides.
+    explained = answer(0.18)
+    explained["answers"][QUESTION_ID]["explanation"] = (
+        "CLOSED-UNIT, PROGRESS/PIVOT and NOT STUCK hold, but SUMMARIZABLE fails: the earlier "
+        "turns are greetings."
+    )
+    scored = answer(
+        {
+            "probability": 0.86,
+            "criteria": {
+                "CLOSED-UNIT": 0.9,
+                "PROGRESS/PIVOT": 0.88,
+                "NOT STUCK": 0.95,
+                "SUMMARIZABLE": 0.97,
+            },
+        }
+    )
+    api.replies = [Reply(body=explained), Reply(body=scored)]
+
+    not_summarizable = await client.decide(STATE, threshold=0.75)
+    summarizable = await client.decide(STATE, threshold=0.75)
+
+    assert (not_summarizable.probability, not_summarizable.verdict) == (0.18, "CONTINUE")
+    assert (summarizable.probability, summarizable.verdict) == (0.86, "COMPRESS")
+    assert not_summarizable.reason == summarizable.reason == "ok"
+    for request in api.requests:
+        assert "- SUMMARIZABLE: " in request.body["questions"][QUESTION_ID]["instructions"]
+
+
 async def test_threshold_is_inclusive_and_below_it_continues(
     api: DecisionsServer, client: DecisionsApiClient
 ) -> None:
