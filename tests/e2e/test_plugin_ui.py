@@ -200,7 +200,9 @@ def _run_ui(
     )
 
 
-@pytest.mark.timeout(600)  # ~95 s alone here; CI lost it at 330 s on a loaded machine
+# The index alone takes 150-190 s on this 2-core machine and timed out at 300 s whenever other
+# work shared it; the limits leave room for that, not for a hang.
+@pytest.mark.timeout(1200)
 def test_plugin_pane_in_a_browser(tmp_path: pathlib.Path) -> None:
     node = _require_tools()
     started = time.monotonic()
@@ -216,7 +218,7 @@ def test_plugin_pane_in_a_browser(tmp_path: pathlib.Path) -> None:
     stack = _start(env, log_path)
     try:
         index = subprocess.run(
-            [str(ZOCRATES), "index"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+            [str(ZOCRATES), "index"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
         )
         assert index.returncode == 0, index.stderr[-3000:]
         indexed = time.monotonic()
