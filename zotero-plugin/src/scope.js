@@ -218,13 +218,25 @@ export function contextFromScope(scope) {
   };
 }
 
-/** A short label for the chooser chip. */
-export function scopeLabel(scope) {
+const ENGLISH_LABELS = {
+  "zocrates-scope-items": ({ count, title }) => (count === 1 ? title : `${count} papers`),
+  "zocrates-scope-collection": ({ name }) => `Collection: ${name}`,
+  "zocrates-scope-library": () => "Whole library",
+};
+
+/**
+ * A short label for the chooser chip.
+ * @param {(id: string, args?: object) => string} [t] the pane's strings (sidebar.ftl
+ *   zocrates-scope-*); English without it
+ */
+export function scopeLabel(scope, t = (id, args) => ENGLISH_LABELS[id](args || {})) {
   const s = scope || createScope();
-  if (s.mode === MODES.ITEMS) {
-    if (s.items.length === 1) return s.items[0].title || s.items[0].item_key;
-    return `${s.items.length} papers`;
-  }
-  if (s.mode === MODES.COLLECTION) return `Collection: ${s.collection.name || s.collection.key}`;
-  return "Whole library";
+  if (s.mode === MODES.ITEMS)
+    return t("zocrates-scope-items", {
+      count: s.items.length,
+      title: s.items[0]?.title || s.items[0]?.item_key || "",
+    });
+  if (s.mode === MODES.COLLECTION && s.collection)
+    return t("zocrates-scope-collection", { name: s.collection.name || s.collection.key });
+  return t("zocrates-scope-library");
 }

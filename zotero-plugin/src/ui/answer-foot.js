@@ -18,7 +18,7 @@ export function createAnswerFoot(ctx) {
     if (!input && !output) return null;
     const cost = Number(usage.cost_usd);
     const known = usage.cost_usd != null && Number.isFinite(cost);
-    const models = Array.isArray(usage.models) ? usage.models.join(", ") : usage.model || "";
+    const models = usage.model || ""; // the models as configured, joined by ", "
     return h("span", {
       class: "zc-usage",
       "data-cost-known": String(known),

@@ -32,23 +32,10 @@ export function createMessagesView(ctx, { noticeBody }) {
   const foot = createAnswerFoot(ctx);
   const listEl = h("div", { class: "zc-message-list" });
 
-  function scopeLabel(scope) {
-    if (scope.mode === "items")
-      return h.t("zocrates-scope-items", {
-        count: scope.items.length,
-        title: scope.items[0]?.title || scope.items[0]?.item_key || "",
-      });
-    if (scope.mode === "collection" && scope.collection)
-      return h.t("zocrates-scope-collection", {
-        name: scope.collection.name || scope.collection.key,
-      });
-    return h.t("zocrates-scope-library");
-  }
-
   function contextLabel(context) {
     if (!context) return "";
     const scope = S.scopeFromContext(context);
-    const bits = [scopeLabel(scope)];
+    const bits = [S.scopeLabel(scope, h.t)];
     if (scope.snippets.length)
       bits.push(h.t("zocrates-scope-snippets", { count: scope.snippets.length }));
     return bits.join(" · ");
