@@ -5,7 +5,10 @@ saves over a long conversation.
    closed-gate session (no model, no embedding, no span).
 2. Gate fast exit, round trip: gateway -> compactor -> sessions over gRPC
    (``CompactorClient.evaluate`` on a short session), next to a bare ``GetSession`` of the same
-   session: the compactor's own share is the difference.
+   session: the compactor's own share is the difference. That was every turn's cost until the
+   gateway applied the gate itself; now: the gateway's check (``_compaction_due``: the config,
+   stat'ed and cached, and ``evaluate_gate`` on the figures of ``done``), and the agent's
+   ``compaction_figures`` over the events of a 30-turn session (in memory, before ``done``).
 3. The local decision model's probe: one ``decide`` with bge-small through the reranker
    service (p50/p95).
 4. A 30-turn scripted research conversation (three topics of ten turns): the coordinator's
@@ -31,13 +34,18 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from services.common.adk.compat import get_contents
+from services.common.adk.turns import compaction_figures, extract_turns
 from services.common.app_config import ConfigStore, ZocratesConfig
+from services.common.compaction_gate import evaluate_gate
 from services.compactor.client import CompactorClient
 from services.compactor.engine import evaluate_and_compact
-from services.compactor.gate import evaluate_gate
 from services.compactor.local_decision import LocalDecisionModel
 from services.compactor.summarizer import ExtractiveSummarizer
-from services.compactor.turns import decision_state, extract_turns
+from services.compactor.turns import decision_state
+from services.gateway.config import GatewaySettings
+from services.gateway.locks.in_memory_chat_lock import InMemoryChatLock
+from services.gateway.routers.chat import _compaction_due
+from services.gateway.state import GatewayState
 from services.reranker.client import RerankerClient
 from services.sessions.remote_session_service import RemoteSessionService
 from tests.support.stack import running_compactor, running_reranker, running_sessions
@@ -200,6 +208,41 @@ async def main() -> None:
             print(
                 f"   GetSession alone   p50 {statistics.median(get):7.2f} ms"
                 f"   (compactor's own share ~{statistics.median(rtt) - statistics.median(get):.2f} ms)"
+            )
+            state = GatewayState(
+                settings=GatewaySettings.model_construct(),
+                data_dir=zotero / "zocrates-data",
+                token="",
+                sessions=None,  # type: ignore[arg-type]  # not used by the gate
+                agent=None,  # type: ignore[arg-type]
+                chat_lock=InMemoryChatLock(ttl_seconds=60),
+                config_store=ConfigStore(zotero / "zocrates-data"),
+                compactor=client,
+            )
+            figures = {"turns_since_compaction": 2, "prompt_tokens": 1500}
+            due = []
+            for _ in range(args.runs):
+                t = time.perf_counter()
+                opens = await _compaction_due(state, session.id, figures)
+                due.append((time.perf_counter() - t) * 1e6)
+                assert not opens
+            long = SessionEvents()
+            for question, summary, answer in conversation(30):
+                long.research_turn(question, summary, answer=answer, prompt_tokens=1500)
+            figure_times = []
+            for _ in range(max(20, args.runs // 10)):
+                t = time.perf_counter()
+                compaction_figures(long.events)
+                figure_times.append((time.perf_counter() - t) * 1e6)
+            print("   now: the gateway's own gate, no RPC and no span")
+            print(
+                f"   _compaction_due    p50 {statistics.median(due):7.1f} us"
+                f"   p95 {pct(due, 0.95):7.1f} us"
+                f"   ({statistics.median(rtt) * 1000 / statistics.median(due):.0f}x faster)"
+            )
+            print(
+                f"   agent's compaction_figures, 30-turn session ({len(long.events)} events)"
+                f"   p50 {statistics.median(figure_times):7.1f} us"
             )
 
             # 3. The local probe.

@@ -15,22 +15,22 @@ from dataclasses import dataclass
 from google.adk.events.event import Event
 
 from services.common.adk.history import is_compaction, is_rewind, live_events
+from services.common.adk.turns import (
+    coordinator_prompt_tokens,
+    extract_turns,
+    prior_compaction,
+    turns_since,
+)
 from services.common.app_config import ZocratesConfig
+from services.common.compaction_gate import GateDecision, evaluate_gate
 from services.compactor.decision import COMPRESS, Decision, DecisionModel
-from services.compactor.gate import GateDecision, evaluate_gate
 from services.compactor.summarizer import (
     CompactionPlan,
     Summarizer,
     compaction_event,
     plan_compaction,
 )
-from services.compactor.turns import (
-    coordinator_prompt_tokens,
-    decision_state,
-    extract_turns,
-    prior_compaction,
-    turns_since,
-)
+from services.compactor.turns import decision_state
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,5 +88,5 @@ async def evaluate_and_compact(
         reason="compacted",
         decision=decision,
         plan=plan,
-        event=compaction_event(plan, summary),
+        event=compaction_event(plan, summary.text),
     )

@@ -3,9 +3,10 @@
 ``Compactor.evaluate`` reads ``zocrates_config.json`` (so preferences apply at the next turn),
 loads the session through the sessions service, runs :func:`evaluate_and_compact` and appends
 the compaction event when there is one. It fails open: a probe, summarizer or append that
-fails leaves the session untouched and reports why. A closed gate returns before any model or
-embedding is touched and opens neither span below, but only after the config read and the
-session load (the gRPC server spans of this call and of ``GetSession`` are still recorded).
+fails leaves the session untouched and reports why. The gateway calls it only when the
+envelope gate opened on the figures the agent reported with ``done``; the gate is applied
+again here to the session as loaded (a closed gate returns before any model or embedding is
+touched and opens neither span below).
 
 Telemetry: ``compaction_decision_probe`` (openinference kind EVALUATOR) around the probe and
 ``compact_session_history`` (kind LLM) around the summary, with the attributes listed under
@@ -28,7 +29,7 @@ from google.adk.errors import StaleSessionError
 from google.adk.sessions.base_session_service import BaseSessionService
 from opentelemetry import trace
 
-from services.common.adk.history import live_events
+from services.common.adk.turns import compaction_figures
 from services.common.app_config import ConfigStore, ZocratesConfig
 from services.common.errors import NotFound, ZocratesError
 from services.common.models import resolve_model
@@ -45,15 +46,10 @@ from services.compactor.summarizer import (
     ExtractiveSummarizer,
     ModelSummarizer,
     Summarizer,
+    Summary,
     summarizer_prompt,
 )
-from services.compactor.turns import (
-    DecisionState,
-    coordinator_prompt_tokens,
-    extract_turns,
-    prior_compaction,
-    turns_since,
-)
+from services.compactor.turns import DecisionState
 
 logger = logging.getLogger(__name__)
 
@@ -122,13 +118,12 @@ class _TracedSummarizer:
         self.model = model
         self.tracer = tracer
 
-    async def summarize(self, plan: CompactionPlan) -> str:
+    async def summarize(self, plan: CompactionPlan) -> Summary:
         with self.tracer.start_as_current_span("compact_session_history") as span:
             prompt = summarizer_prompt(plan)
             span.set_attribute("openinference.span.kind", "LLM")
             span.set_attribute("llm.model_name", self.model)
             span.set_attribute("input.value", prompt)
-            span.set_attribute("llm.token_count.prompt", _tokens(prompt))
             span.set_attribute(
                 "compaction.summarize.range", [plan.start_timestamp, plan.end_timestamp]
             )
@@ -137,10 +132,18 @@ class _TracedSummarizer:
             span.set_attribute("compaction.summarize.new_turns", len(plan.new_turns))
             span.set_attribute("compaction.summarize.retained_turns", len(plan.retained_turns))
             span.set_attribute("compaction.summarize.subsumes", plan.subsumed_compactions)
-            text = await self.inner.summarize(plan)
-            span.set_attribute("output.value", text)
-            span.set_attribute("llm.token_count.completion", _tokens(text))
-            return text
+            summary = await self.inner.summarize(plan)
+            # The model's reported counts; an estimate (4 characters a token) without them.
+            span.set_attribute("llm.token_count.prompt", summary.prompt_tokens or _tokens(prompt))
+            span.set_attribute("output.value", summary.text)
+            span.set_attribute(
+                "llm.token_count.completion", summary.completion_tokens or _tokens(summary.text)
+            )
+            span.set_attribute(
+                "compaction.summarize.token_counts",
+                "reported" if summary.prompt_tokens is not None else "estimated",
+            )
+            return summary
 
 
 class _ModelOnFirstUse:
@@ -151,7 +154,7 @@ class _ModelOnFirstUse:
         self.spec = spec
         self.api_base = api_base
 
-    async def summarize(self, plan: CompactionPlan) -> str:
+    async def summarize(self, plan: CompactionPlan) -> Summary:
         llm = await asyncio.to_thread(
             resolve_model,
             self.spec,
@@ -214,12 +217,9 @@ class Compactor:
             raise NotFound(f"No session {session_id!r}.", code="session_not_found")
         decision_model, decision_name = self._decision_model(config)
         traced_decision = _TracedDecision(decision_model, decision_name, self.tracer)
-        live = live_events(session.events)
-        turns = extract_turns(live, rewinds_applied=True)
-        traced_decision.completed_turns = len(
-            turns_since(turns, prior_compaction(live, rewinds_applied=True))
-        )
-        traced_decision.prompt_tokens = coordinator_prompt_tokens(live) or 0
+        figures = compaction_figures(session.events)
+        traced_decision.completed_turns = figures.turns_since_compaction
+        traced_decision.prompt_tokens = figures.prompt_tokens or 0
         summarizer, summarizer_name = self._summarizer(config)
         try:
             outcome = await evaluate_and_compact(

@@ -32,8 +32,8 @@ from google.genai import types
 
 from services.common.adk.history import is_compaction, is_rewind, live_events
 from services.common.adk.names import REQUEST_INPUT, SEARCH_LIBRARY
+from services.common.adk.turns import Turn, clip_text, extract_turns, prior_compaction
 from services.common.errors import Unavailable
-from services.compactor.turns import Turn, clip_text, extract_turns, prior_compaction
 
 logger = logging.getLogger(__name__)
 
@@ -182,8 +182,18 @@ def summarizer_prompt(plan: CompactionPlan, *, max_tool_chars: int = MAX_TOOL_CO
 # ---- summarizers ----
 
 
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """A summary's text, and the token counts its model reported (None: nothing reported, as
+    for the offline summarizer; the span then records an estimate)."""
+
+    text: str
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+
+
 class Summarizer(Protocol):
-    async def summarize(self, plan: CompactionPlan) -> str: ...
+    async def summarize(self, plan: CompactionPlan) -> Summary: ...
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])")
@@ -240,7 +250,7 @@ class ExtractiveSummarizer:
         entries = [e if e.startswith("- ") else "- " + e for e in re.split(r"\n(?=- )", body) if e]
         return entries, dropped
 
-    async def summarize(self, plan: CompactionPlan) -> str:
+    async def summarize(self, plan: CompactionPlan) -> Summary:
         new = [self.entry(plan.first_new_turn + i, t) for i, t in enumerate(plan.new_turns)]
         old, dropped = self.previous_entries(plan.previous_summary)
         budget = self.max_chars - 40  # room for the "(n older entries dropped)" line
@@ -253,7 +263,7 @@ class ExtractiveSummarizer:
         lines = [EXTRACTIVE_HEADER]
         if dropped:
             lines.append(f"({dropped} older entries dropped)")
-        return "\n".join([*lines, *old, *new])[: max(self.max_chars, 200)]
+        return Summary("\n".join([*lines, *old, *new])[: max(self.max_chars, 200)])
 
 
 class ModelSummarizer:
@@ -267,15 +277,17 @@ class ModelSummarizer:
         self.llm = LLMRegistry.new_llm(llm) if isinstance(llm, str) else llm
         self.instruction = instruction
 
-    async def summarize(self, plan: CompactionPlan) -> str:
+    async def summarize(self, plan: CompactionPlan) -> Summary:
         prompt = f"{self.instruction}\n\n{summarizer_prompt(plan)}"
         request = LlmRequest(
             model=self.llm.model,
             contents=[types.Content(role="user", parts=[types.Part(text=prompt)])],
         )
         texts: list[str] = []
+        usage: types.GenerateContentResponseUsageMetadata | None = None
         try:
             async for response in self.llm.generate_content_async(request, stream=False):
+                usage = response.usage_metadata or usage
                 if response.error_code:
                     raise Unavailable(
                         f"The summarizer model {self.llm.model} failed: "
@@ -298,7 +310,11 @@ class ModelSummarizer:
                 f"The summarizer model {self.llm.model} answered with no text.",
                 code=SUMMARIZER_FAILED,
             )
-        return text
+        return Summary(
+            text,
+            prompt_tokens=usage.prompt_token_count if usage else None,
+            completion_tokens=usage.candidates_token_count if usage else None,
+        )
 
 
 # ---- the event ----

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import os
 import pathlib
 from typing import Any
 
@@ -37,6 +38,9 @@ class GatewayState:
     startup_done: asyncio.Event = dataclasses.field(default_factory=asyncio.Event)
     maintenance_lock: asyncio.Lock = dataclasses.field(default_factory=asyncio.Lock)
     last_startup_report: dict[str, Any] | None = None
+    # The last config read and the file it came from (path, mtime, size, inode): a turn's
+    # envelope gate reads the config without the file lock while the file is unchanged.
+    _config_cache: tuple[tuple[Any, ...], ZocratesConfig] | None = None
 
     async def acquire_session(self, session_id: str) -> HeldLock:
         """The session's lock for a turn, a rewind or a delete. While the previous turn's
@@ -54,7 +58,19 @@ class GatewayState:
         )
 
     async def load_config(self) -> ZocratesConfig:
-        return await asyncio.to_thread(self.config_store.load)
+        """The config as the file holds it now. Another process (a second gateway, a user's
+        editor) may have changed the file: it is stat'ed every time and read again, under its
+        lock, only when it changed (every write replaces it, so its inode changes)."""
+        key = _file_key(self.config_store.path)
+        cached = self._config_cache
+        if key is not None and cached is not None and cached[0] == key:
+            return cached[1]
+        config = await asyncio.to_thread(self.config_store.load)
+        # Kept only if nothing wrote the file meanwhile (a back-fill by this load included:
+        # the next call then reads it once more and keeps that).
+        unchanged = _file_key(self.config_store.path) == key
+        self._config_cache = (key, config) if key is not None and unchanged else None
+        return config
 
     async def run_maintenance(self, *, reason: str) -> dict[str, Any]:
         """Run retention and VACUUM with the current policy and in-flight sessions."""
@@ -67,3 +83,11 @@ class GatewayState:
                 max_saved_sessions=config.max_saved_sessions,
                 reason=reason,
             )
+
+
+def _file_key(path: pathlib.Path) -> tuple[Any, ...] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (str(path), st.st_mtime_ns, st.st_size, st.st_ino)

@@ -1,5 +1,5 @@
 """Post-turn compaction through the real services (issue 5's done-criterion): a ten-turn
-research conversation that changes topic after turn 4 and again after turn 7, on real papers,
+research conversation that changes topic after turn 4 and again after turn 8, on real papers,
 with the offline model, the local decision model and the extractive summarizer.
 
 The coordinator's real prompts are recorded at the model boundary (the offline model's
@@ -20,6 +20,7 @@ import pytest_asyncio
 from google.adk.models.llm_request import LlmRequest
 
 from services.agent.research.offline_llm import OfflineLlm
+from services.common.metrics import REGISTRY
 from services.compactor.summarizer import EXTRACTIVE_HEADER
 from services.sessions.remote_session_service import RemoteSessionService
 from tests.support import zotero_fixture as zf
@@ -52,6 +53,7 @@ CONVERSATION = (
     "What is a sandwich estimator of the covariance matrix?",
     "How are clustered standard errors computed in the sandwich package?",
     "Which HC types does vcovHC offer?",
+    "Which of them does the sandwich package recommend by default?",
     # Regularized Cox regression (the second change).
     "How does glmnet fit a regularized Cox model?",
     "How does glmnet handle ties in survival times?",
@@ -197,14 +199,17 @@ async def test_a_change_of_topic_is_compacted_keeping_the_last_two_turns_verbati
     assert users == [CONVERSATION[3], CONVERSATION[4], CONVERSATION[5]], users
     assert sum(1 for _, t in texts if t.startswith(EXTRACTIVE_HEADER)) == 1
 
-    # The second change (turn 8) is compacted again, and the new summary subsumes the first.
-    assert after[8] == after[7] + 1
-    texts = _texts(recorder.coordinator[prompts_at[9]])
+    # Turns are counted since the compaction happened (the document's turn 4, then 8): the
+    # gate stays shut for turns 6-8, and the second change (turn 9) is compacted again, the new
+    # summary subsuming the first.
+    assert [after[n] for n in (6, 7, 8)] == [1, 1, 1]
+    assert after[9] == 2
+    texts = _texts(recorder.coordinator[prompts_at[10]])
     summaries = [t for _, t in texts if t.startswith(EXTRACTIVE_HEADER)]
     assert len(summaries) == 1, "the earlier compaction is subsumed, not shown twice"
-    assert CONVERSATION[0] in summaries[0] and CONVERSATION[5] in summaries[0]
+    assert CONVERSATION[0] in summaries[0] and CONVERSATION[6] in summaries[0]
     users = [t for role, t in texts if role == "user"]
-    assert users == [CONVERSATION[6], CONVERSATION[7], CONVERSATION[8]], users
+    assert users == [CONVERSATION[7], CONVERSATION[8], CONVERSATION[9]], users
 
     # The history the UI shows is untouched: every question and every answer.
     session = (await http.get(f"/sessions/{session_id}")).json()["session"]
@@ -212,6 +217,38 @@ async def test_a_change_of_topic_is_compacted_keeping_the_last_two_turns_verbati
     assert asked == list(CONVERSATION)
     answers = [m for m in session["messages"] if m["author"] == "synthesizer"]
     assert len(answers) == len(CONVERSATION)
+
+
+def _evaluations() -> float:
+    """EvaluateAndCompact calls the compactor has answered (its server's request counter)."""
+    value = REGISTRY.get_sample_value(
+        "zocrates_grpc_server_requests_total",
+        {"service": "compactor", "method": "EvaluateAndCompact", "code": "OK"},
+    )
+    return value or 0.0
+
+
+async def test_a_turn_that_cannot_open_the_gate_costs_no_call_to_the_compactor(
+    env: tuple[httpx.AsyncClient, Any, RemoteSessionService, Recorder],
+) -> None:
+    """The gateway applies the envelope gate from the figures in ``done``: turns 1-3 (fewer
+    than min_turns) never reach the compactor; turn 4 does, and the compactor's own gate
+    agrees with the gateway's."""
+    http, gateway, remote, _recorder = env
+    session_id = (await http.post("/sessions", json={"title": "gate"})).json()["session"]["id"]
+    calls = []
+    for prompt in CONVERSATION[:4]:
+        before = _evaluations()
+        status, events, _ = await post_stream(
+            http, "/chat", {"session_id": session_id, "prompt": prompt}
+        )
+        assert status == 200 and events[-1][0] == "done"
+        assert "compaction" not in events[-1][1], "the gate's figures are not relayed"
+        await _settle(gateway, session_id)
+        calls.append(_evaluations() - before)
+    assert calls == [0, 0, 0, 1]
+    # Turn 4 was asked about and stayed on mixed models: nothing compacted.
+    assert await _compactions(remote, session_id) == []
 
 
 async def test_the_next_question_waits_for_compaction_instead_of_failing(

@@ -10,7 +10,10 @@ ADK events into the client's wire events:
 - ``done``: ``{status: "completed" | "paused", invocation_id, answer, citations, usage}``;
   ``usage`` (:func:`services.common.turn_usage.turn_usage`) sums the remote model calls of the
   whole turn so far, those before a checkpoint included when the turn resumes; null when only
-  the offline model answered.
+  the offline model answered; ``compaction``
+  (:func:`services.common.adk.turns.compaction_figures`): ``{turns_since_compaction,
+  prompt_tokens}`` after the turn, the figures the gateway's envelope gate reads so a turn
+  that cannot open it costs no call to the compactor (the gateway does not relay them).
 
 Refusals happen before the run starts, so the gateway can answer them with an HTTP status:
 a new message while a checkpoint waits (``checkpoint_pending``), a resume for an interrupt the
@@ -43,6 +46,7 @@ from services.common.adk.history import find_pending_hitl
 from services.common.adk.internals import build_abort_events
 from services.common.adk.names import REQUEST_INPUT
 from services.common.adk.runner import find_active_task_scope
+from services.common.adk.turns import compaction_figures
 from services.common.errors import Conflict, InvalidArgument, NotFound, StaleSession
 from services.common.turn_scope import TurnScope
 from services.common.turn_usage import turn_usage
@@ -338,6 +342,7 @@ class ChatService:
                 task.cancel()
         answer = (result or {}).get("answer") or "\n\n".join(a for a in answer_parts if a)
         turn = [e for e in earlier if e.invocation_id == invocation_id] + seen
+        figures = compaction_figures(earlier + _prompt_event(message, invocation_id, seen) + seen)
         yield (
             "done",
             {
@@ -347,6 +352,10 @@ class ChatService:
                 "answer": "" if paused else answer,
                 "citations": [] if paused else list((result or {}).get("citations") or []),
                 "usage": turn_usage(turn),
+                "compaction": {
+                    "turns_since_compaction": figures.turns_since_compaction,
+                    "prompt_tokens": figures.prompt_tokens,
+                },
             },
         )
 
@@ -372,3 +381,19 @@ class ChatService:
             await self.runner.rewind_async(
                 user_id=user_id, session_id=session_id, rewind_before_invocation_id=invocation_id
             )
+
+
+def _prompt_event(message: types.Content, invocation_id: str, seen: list[Event]) -> list[Event]:
+    """The turn's prompt as the session holds it: ADK appends the user's message without
+    yielding it, so the run's own events lack it (a resume's answer to a checkpoint is not a
+    prompt; the question is among the earlier events)."""
+    if not seen or any(p.function_response for p in message.parts or []):
+        return []
+    return [
+        Event(
+            author="user",
+            invocation_id=invocation_id,
+            content=message,
+            timestamp=min(e.timestamp for e in seen) - 1e-6,
+        )
+    ]

@@ -22,6 +22,7 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
+from services.common.compaction_gate import evaluate_gate
 from services.common.errors import Unavailable, ZocratesError
 from services.common.turn_scope import Mode, TurnScope, mode_problem
 from services.gateway.deps import SESSION_ID_PATTERN, SessionId, State
@@ -165,10 +166,11 @@ async def _stream_turn(
             if first is not None and first[0] != "started":
                 yield frame(first[0], first[1])
             async for kind, data in events:
+                figures = data.pop("compaction", None) if kind == "done" else None
                 if kind == "done" and data.get("status") == "completed" and not held.lost.is_set():
                     # Note the coming compaction before the client hears 'done', so a next
                     # question sent at once waits for it instead of getting 409.
-                    turn["completed"] = state.compactor is not None
+                    turn["completed"] = await _compaction_due(state, session_id, figures)
                     if turn["completed"]:
                         await _note_compacting(state, session_id)
                 if held.lost.is_set():
@@ -199,6 +201,38 @@ async def _stream_turn(
             await scope.aclose()
 
     return sse_response(frames(), on_close=finish)
+
+
+async def _compaction_due(state: GatewayState, session_id: str, figures: Any) -> bool:
+    """The envelope gate, applied here from the figures the agent reported with ``done``
+    (completed turns since the last compaction, the coordinator's prompt tokens), so a turn
+    that cannot open it costs no RPC to the compactor and no span. The compactor applies the
+    same gate again to the session it loads. Without figures (an older agent) the compactor
+    decides."""
+    if state.compactor is None:
+        return False
+    if not isinstance(figures, dict):
+        return True
+    try:
+        config = await state.load_config()
+    except ZocratesError as exc:
+        logger.warning("cannot read the config for the compaction gate (%s); skipping", exc)
+        return False
+    tokens = figures.get("prompt_tokens")
+    gate = evaluate_gate(
+        int(figures.get("turns_since_compaction") or 0),
+        int(tokens) if isinstance(tokens, int | float) else None,
+        config,
+    )
+    if not gate.opens:
+        logger.debug(
+            "post-turn compaction of %s: skipped (%s) turns=%d tokens=%s at the gateway",
+            session_id,
+            gate.reason,
+            gate.turns,
+            gate.prompt_tokens,
+        )
+    return gate.opens
 
 
 async def _note_compacting(state: GatewayState, session_id: str) -> None:

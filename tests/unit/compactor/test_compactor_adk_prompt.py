@@ -13,13 +13,13 @@ from google.adk.sessions.session import Session
 from google.adk.tools.tool_context import ToolContext
 from google.genai import types
 
+from services.common.adk.turns import prior_compaction
 from services.compactor.summarizer import (
     EXTRACTIVE_HEADER,
     ExtractiveSummarizer,
     compaction_event,
     plan_compaction,
 )
-from services.compactor.turns import prior_compaction
 from tests.support.scripted_llm import ScriptedToolLlm, call, text
 
 APP = "zocrates"
@@ -74,7 +74,7 @@ class Conversation:
         session = await self.session()
         plan = plan_compaction(session.events, k)
         assert plan is not None
-        summary = await ExtractiveSummarizer().summarize(plan)
+        summary = (await ExtractiveSummarizer().summarize(plan)).text
         await self.sessions.append_event(session, compaction_event(plan, summary))
         return summary
 

@@ -104,7 +104,46 @@ async def test_probe_compress_appends_a_summary_keeping_k_turns(
 
     s.chat_turn("Q5: next?", "Reply 5.", prompt_tokens=45_000)
     again = await _run(s, probe, ScriptedLlm())
-    assert again.reason == "few_turns" and again.gate.turns == 3  # turns 3-5 are new
+    # Counted since the compaction happened: turns 3-4, kept verbatim, do not count again.
+    assert again.reason == "few_turns" and again.gate.turns == 1
+
+
+async def test_the_documents_sequence_compacts_at_turn_4_then_at_turn_8(
+    api: DecisionsServer, probe: DecisionsApiClient
+) -> None:
+    """The adaptive-compaction document's example (section 6): min_turns 4, K 2, every probe
+    saying COMPRESS: summary 1 covers turns 1-2 after turn 4, summary 2 turns 1-6 after turn
+    8, and no probe runs in between."""
+    api.default = Reply(body=answer(0.9))
+    llm = ScriptedLlm(replies=["Summary of turns 1-2.", "Summary of turns 1-6."])
+    s = SessionEvents()
+    compacted_after: list[int] = []
+    plans: list[tuple[int, int]] = []
+    for n in range(1, 11):
+        s.chat_turn(f"Q{n}?", f"Reply {n}.", prompt_tokens=45_000)
+        outcome = await _run(s, probe, llm)
+        if outcome.event is not None:
+            compacted_after.append(n)
+            plans.append((outcome.plan.first_new_turn, outcome.plan.last_turn))
+            s.append(outcome.event)
+        else:
+            assert outcome.reason == "few_turns", (n, outcome.reason)
+    assert compacted_after == [4, 8]
+    assert plans == [(1, 2), (3, 6)]
+    assert len(api.requests) == 2  # one probe per compaction, none on turns 5-7 or 9-10
+    texts = [p.text for c in get_contents(None, s.events, COORDINATOR) for p in c.parts]
+    assert texts[0] == "Summary of turns 1-6."
+    assert "Summary of turns 1-2." not in texts  # subsumed
+    assert texts[1:] == [
+        "Q7?",
+        "Reply 7.",
+        "Q8?",
+        "Reply 8.",
+        "Q9?",
+        "Reply 9.",
+        "Q10?",
+        "Reply 10.",
+    ]
 
 
 async def test_probe_continue_leaves_the_session_alone(

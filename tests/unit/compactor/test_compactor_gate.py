@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from services.common.app_config import ZocratesConfig
-from services.compactor.gate import effective_min_turns, evaluate_gate
+from services.common.compaction_gate import effective_min_turns, evaluate_gate
 
 
 def _config(**changes: Any) -> ZocratesConfig:
@@ -27,11 +27,11 @@ def test_envelope_gate_skips_when_few_turns() -> None:
 
 
 def test_envelope_gate_disambiguation_clamping(caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.WARNING, logger="services.compactor.gate"):
+    with caplog.at_level(logging.WARNING, logger="services.common.compaction_gate"):
         assert effective_min_turns(1, 2) == 3
     assert "clamping effective_min_turns to 3" in caplog.text
     caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="services.compactor.gate"):
+    with caplog.at_level(logging.WARNING, logger="services.common.compaction_gate"):
         assert effective_min_turns(4, 2) == 4
         assert effective_min_turns(1, -5) == 1  # K is never negative: K=0, 1 > 0
     assert caplog.text == ""

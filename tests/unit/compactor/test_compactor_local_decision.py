@@ -8,9 +8,10 @@ from collections.abc import AsyncIterator
 import numpy as np
 import pytest
 
+from services.common.adk.turns import Turn
 from services.compactor.decision import Decision
 from services.compactor.local_decision import LocalDecisionModel, question_cues
-from services.compactor.turns import DecisionState, Turn, decision_state
+from services.compactor.turns import DecisionState, decision_state
 from services.reranker.client import RerankerClient
 from services.reranker.models import CrossEncoder, Embedder
 from tests.support.stack import running_reranker

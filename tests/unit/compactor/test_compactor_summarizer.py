@@ -7,6 +7,7 @@ from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 
 from services.common.adk.compat import get_contents
+from services.common.adk.turns import extract_turns
 from services.common.errors import Unavailable
 from services.compactor.summarizer import (
     EXTRACTIVE_HEADER,
@@ -18,7 +19,6 @@ from services.compactor.summarizer import (
     plan_compaction,
     summarizer_prompt,
 )
-from services.compactor.turns import extract_turns
 from tests.support.scripted_llm import ScriptedLlm, ScriptedToolLlm
 from tests.unit.compactor.session_events import COORDINATOR, SessionEvents
 
@@ -185,9 +185,9 @@ async def test_extractive_summarizer_is_deterministic_and_merges_the_previous_su
     plan = _plan(s, 2)
     summarizer = ExtractiveSummarizer()
 
-    text = await summarizer.summarize(plan)
+    text = (await summarizer.summarize(plan)).text
 
-    assert text == await summarizer.summarize(plan)
+    assert text == (await summarizer.summarize(plan)).text
     assert text.startswith(EXTRACTIVE_HEADER)
     assert "- Turn 1: the user asked: Question 1: what limits topic 1?" in text
     assert "Answer (library research): Finding 1. Topic 1 is limited by factor 1." in text
@@ -197,7 +197,7 @@ async def test_extractive_summarizer_is_deterministic_and_merges_the_previous_su
     s.chat_turn("Q5?", "A5 first sentence. A5 second sentence. A5 third sentence.")
     s.chat_turn("Q6?", "A6.")
     s.chat_turn("Q7?", "A7.")
-    merged = await summarizer.summarize(_plan(s, 2))
+    merged = (await summarizer.summarize(_plan(s, 2))).text
 
     assert merged.count(EXTRACTIVE_HEADER) == 1
     for n in (1, 2, 3, 4, 5):
@@ -213,7 +213,7 @@ async def test_extractive_summary_stays_bounded_keeping_the_newest_turns() -> No
         s.chat_turn(f"Question {i} " + "about priors " * 20, f"Answer {i}. " + "words " * 100)
     summarizer = ExtractiveSummarizer(max_chars=1500)
 
-    text = await summarizer.summarize(_plan(s, 2))
+    text = (await summarizer.summarize(_plan(s, 2))).text
 
     assert len(text) <= 1500
     assert "- Turn 28: " in text
@@ -225,7 +225,7 @@ async def test_extractive_summary_stays_bounded_keeping_the_newest_turns() -> No
     s.append(compaction_event(_plan(s, 2), text))
     s.chat_turn("Q30", "A30")
     s.chat_turn("Q31", "A31")
-    again = await summarizer.summarize(_plan(s, 2))
+    again = (await summarizer.summarize(_plan(s, 2))).text
     assert len(again) <= 1500
     assert "- Turn 30: the user asked: Question 29 " in again  # turns 29 and 30 added
     assert "Q30" not in again  # turns 31 and 32 are retained verbatim
@@ -237,7 +237,7 @@ async def test_extractive_summary_folds_in_a_model_written_summary() -> None:
     s.append(compaction_event(_plan(s, 2), "## Conversation summary\nThe user studied topic 1."))
     s.chat_turn("Q4", "A4")
 
-    text = await ExtractiveSummarizer().summarize(_plan(s, 2))
+    text = (await ExtractiveSummarizer().summarize(_plan(s, 2))).text
 
     assert "- Earlier summary: ## Conversation summary The user studied topic 1." in text
     assert "- Turn 2: " in text
@@ -247,9 +247,9 @@ async def test_model_summarizer_makes_one_call_with_the_consolidation_prompt() -
     s, _ = _research_session(3)
     llm = ScriptedLlm(replies=["## Conversation summary\nTopics 1 was limited by factor 1."])
 
-    text = await ModelSummarizer(llm).summarize(_plan(s, 2))
+    summary = await ModelSummarizer(llm).summarize(_plan(s, 2))
 
-    assert text == "## Conversation summary\nTopics 1 was limited by factor 1."
+    assert summary.text == "## Conversation summary\nTopics 1 was limited by factor 1."
     [request] = llm.requests
     [content] = request.contents
     prompt = content.parts[0].text

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 from services.common.adk.history import live_events
-from services.compactor.turns import (
+from services.common.adk.turns import (
     ANSWER_FALLBACK_CHARS,
     Turn,
     coordinator_prompt_tokens,
-    decision_state,
     extract_turns,
     prior_compaction,
-    serialize_dialogue,
     turns_since,
 )
+from services.compactor.turns import decision_state, serialize_dialogue
 from tests.unit.compactor.session_events import SessionEvents
 
 
