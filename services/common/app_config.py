@@ -17,7 +17,7 @@ import logging
 import os
 import pathlib
 import tempfile
-from typing import Any
+from typing import Any, Literal, get_origin
 
 from filelock import FileLock
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -27,6 +27,9 @@ from services.common.errors import InvalidArgument
 logger = logging.getLogger(__name__)
 
 CONFIG_FILE_NAME = "zocrates_config.json"
+
+# How hard a model thinks before it answers (services/common/thinking.py maps it per provider).
+ThinkingSetting = Literal["off", "low", "medium", "high"]
 
 
 class ZocratesConfig(BaseModel):
@@ -95,6 +98,16 @@ class ZocratesConfig(BaseModel):
     )
     synthesizer_model: str = Field(
         default="offline", description="Model that writes the cited answer."
+    )
+    synthesizer_thinking: ThinkingSetting = Field(
+        default="high",
+        description=(
+            "How much the synthesizer thinks before it writes the answer: off, low, medium "
+            "or high. Sent only to a model that can think (Gemini 2.5 and later: a thinking "
+            "budget or level; a LiteLLM reasoning model: reasoning_effort); off sends nothing "
+            "and leaves the model its own default (Gemini 2.5 thinks by default). Thoughts "
+            "show as steps, never in the answer."
+        ),
     )
     model_api_base: str = Field(
         default="",
@@ -255,6 +268,8 @@ def config_reference() -> list[tuple[str, str, Any, str]]:
     rows = []
     for name, field in ZocratesConfig.model_fields.items():
         annotation = getattr(field.annotation, "__name__", None) or str(field.annotation)
+        if get_origin(field.annotation) is Literal:  # its values, not just "Literal"
+            annotation = str(field.annotation)
         rows.append(
             (name, annotation.replace("typing.", ""), field.default, field.description or "")
         )

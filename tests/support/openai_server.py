@@ -6,7 +6,9 @@ the process.
 asks for ``"stream": true``, with ``data: {...}`` ``chat.completion.chunk`` SSE frames ending in
 ``data: [DONE]`` (text in small pieces, a tool call's arguments split across frames, a usage
 frame when ``stream_options.include_usage`` asks for one). ``responder(body)`` decides the
-reply from the request, the way a model would: a text, or one or more tool calls. Responses say
+reply from the request, the way a model would: a text, a text after its reasoning
+(:class:`Reasoned`: ``reasoning_content``, the field DeepSeek, vLLM and LiteLLM use, streamed
+before the text), or one or more tool calls. Responses say
 ``Connection: close`` unless ``keep_alive`` is asked for. Every request is recorded with its
 headers, the reply it got and the usage reported for it (about a token per four characters of
 the request's messages and of the reply, so it differs from call to call and a test can sum
@@ -46,7 +48,15 @@ class ToolCall:
     call_id: str = field(default_factory=lambda: f"call_{uuid.uuid4().hex[:12]}")
 
 
-Reply = str | ToolCall | Sequence[ToolCall]
+@dataclass(frozen=True)
+class Reasoned:
+    """A reasoning model's reply: its reasoning (``reasoning_content``), then its text."""
+
+    reasoning: str
+    text: str
+
+
+Reply = str | Reasoned | ToolCall | Sequence[ToolCall]
 Responder = Callable[[dict[str, Any]], Reply]
 
 
@@ -121,7 +131,10 @@ class OpenAIServer:
 
     def _usage(self, body: dict[str, Any], reply: Reply) -> dict[str, int]:
         calls = self._calls(reply)
-        out = json.dumps([[c.name, c.arguments] for c in calls]) if calls else str(reply)
+        if isinstance(reply, Reasoned):
+            out = reply.reasoning + reply.text
+        else:
+            out = json.dumps([[c.name, c.arguments] for c in calls]) if calls else str(reply)
         prompt = 1 + len(json.dumps(body.get("messages") or [])) // 4
         completion = 1 + len(out) // 4
         return {
@@ -137,7 +150,7 @@ class OpenAIServer:
 
     @staticmethod
     def _calls(reply: Reply) -> list[ToolCall]:
-        if isinstance(reply, str):
+        if isinstance(reply, str | Reasoned):
             return []
         if isinstance(reply, ToolCall):
             return [reply]
@@ -159,6 +172,13 @@ class OpenAIServer:
                 ],
             }
             finish = "tool_calls"
+        elif isinstance(reply, Reasoned):
+            message = {
+                "role": "assistant",
+                "content": reply.text,
+                "reasoning_content": reply.reasoning,
+            }
+            finish = "stop"
         else:
             message, finish = {"role": "assistant", "content": str(reply)}, "stop"
         return {
@@ -201,8 +221,11 @@ class OpenAIServer:
                     yield delta({"tool_calls": [{"index": index, "function": piece}]})
             yield delta({}, "tool_calls")
         else:
-            text = str(reply)
+            text = reply.text if isinstance(reply, Reasoned) else str(reply)
             yield delta({"role": "assistant", "content": ""})
+            reasoning = reply.reasoning if isinstance(reply, Reasoned) else ""
+            for start in range(0, len(reasoning), self.text_chunk_size):
+                yield delta({"reasoning_content": reasoning[start : start + self.text_chunk_size]})
             for start in range(0, len(text), self.text_chunk_size):
                 yield delta({"content": text[start : start + self.text_chunk_size]})
                 await asyncio.sleep(0.005)

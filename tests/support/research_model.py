@@ -12,7 +12,8 @@ instruction) and
   ``request_search_extension`` naming :data:`MISSING` as the missing aspect;
 - synthesizer: streams an answer to whatever the question was, citing ``[n, p. N]`` with the
   number and page of evidence block 1 of its prompt (and block 2 when there is one), ending in
-  a ``# Cited Sources`` section. The answer starts with :data:`ANSWER_OPENING`.
+  a ``# Cited Sources`` section. The answer starts with :data:`ANSWER_OPENING`; with
+  ``reasoning`` set, the reply is a reasoning model's: that reasoning, then the answer.
 
 A request from no known role, or a synthesizer prompt without evidence, raises; the server then
 answers 500 and records the error (``OpenAIServer.errors``).
@@ -35,7 +36,7 @@ from services.agent.research.agents import (
 )
 from services.agent.research.retrieval_tools import CONCLUDE_SEARCH, REQUEST_SEARCH_EXTENSION
 from services.common.adk.names import SEARCH_LIBRARY, SYNTHESIZER
-from tests.support.openai_server import ToolCall, message_text
+from tests.support.openai_server import Reasoned, Reply, ToolCall, message_text
 
 # Evidence block n of the synthesizer's prompt (evidence.synthesis_prompt): its number, item
 # key and page.
@@ -105,11 +106,13 @@ def _this_turn(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 @dataclass
 class Model:
     """Answers like a model following its instructions; ``extend`` makes the subagent ask for a
-    deep-research extension instead of concluding."""
+    deep-research extension instead of concluding; ``reasoning``, when set, comes before the
+    synthesizer's answer as its reasoning (``reasoning_content``)."""
 
     extend: bool = False
+    reasoning: str = ""
 
-    def __call__(self, body: dict[str, Any]) -> str | ToolCall:
+    def __call__(self, body: dict[str, Any]) -> Reply:
         role = role_of(body)
         if role == COORDINATOR:
             if _tool_messages(_this_turn(body["messages"]), SEARCH_LIBRARY):
@@ -117,7 +120,8 @@ class Model:
             return ToolCall(SEARCH_LIBRARY, {"request": last_user_text(body)})
         if role == SEARCH_SUBAGENT:
             return self._subagent(body)
-        return self._synthesizer(body)
+        answer = self._synthesizer(body)
+        return Reasoned(self.reasoning, answer) if self.reasoning else answer
 
     def _subagent(self, body: dict[str, Any]) -> ToolCall:
         found = tool_messages(body, SEARCH_CORPUS)

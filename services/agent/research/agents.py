@@ -5,7 +5,8 @@
   beyond the library with ``search_online_literature``.
 - ``search_subagent`` (``single_turn``, inside the pipeline's isolation scope): the budgeted
   retrieval tools plus ``conclude_search`` / ``request_search_extension``.
-- ``synthesizer`` (``single_turn``): writes the cited answer from the reranked evidence.
+- ``synthesizer`` (``single_turn``): writes the cited answer from the reranked evidence,
+  thinking first when its model can (``synthesizer_thinking``, :mod:`services.common.thinking`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from google.adk.agents.llm_agent import LlmAgent
 from google.adk.agents.readonly_context import ReadonlyContext
 from google.adk.models.base_llm import BaseLlm
 from google.adk.tools.tool_context import ToolContext
+from google.genai import types
 
 from services.agent.library.search import Reranker
 from services.agent.library.tools import Tool
@@ -111,6 +113,26 @@ def make_search_library(pipeline: Any) -> Tool:
     return search_library
 
 
+def build_synthesizer(
+    *,
+    model: str | BaseLlm,
+    thinking: types.ThinkingConfig | None = None,
+    usage: UsageCallback | None = None,
+) -> LlmAgent:
+    """The synthesizer on ``model``; ``thinking`` (:func:`services.common.thinking.thinking_config`)
+    goes into every request it makes, ``usage`` records its calls."""
+    return LlmAgent(
+        name=SYNTHESIZER,
+        model=model,
+        after_model_callback=usage,
+        instruction=SYNTHESIZER_INSTRUCTION,
+        generate_content_config=(
+            types.GenerateContentConfig(thinking_config=thinking) if thinking else None
+        ),
+        mode="single_turn",
+    )
+
+
 def build_coordinator(
     *,
     models: Callable[[str], str | BaseLlm],
@@ -119,10 +141,12 @@ def build_coordinator(
     reranker: Reranker | None,
     harness: Callable[[], Harness],
     usage: Callable[[str], UsageCallback | None] | None = None,
+    synthesizer_thinking: types.ThinkingConfig | None = None,
 ) -> LlmAgent:
     """The root agent. ``models(role)`` gives each role's model (resolved per process);
     ``usage(role)``, when given, the callback that records its model's calls (none for the
-    offline model)."""
+    offline model); ``synthesizer_thinking``, the synthesizer's thinking config (none: its
+    model's default)."""
 
     def recorder(role: str) -> UsageCallback | None:
         return usage(role) if usage is not None else None
@@ -136,12 +160,8 @@ def build_coordinator(
         tools=list[Any](make_subagent_tools(library_tools, default.initial())),
         mode="single_turn",
     )
-    synthesizer = LlmAgent(
-        name=SYNTHESIZER,
-        model=models(SYNTHESIZER),
-        after_model_callback=recorder(SYNTHESIZER),
-        instruction=SYNTHESIZER_INSTRUCTION,
-        mode="single_turn",
+    synthesizer = build_synthesizer(
+        model=models(SYNTHESIZER), thinking=synthesizer_thinking, usage=recorder(SYNTHESIZER)
     )
     pipeline = build_search_pipeline(
         PipelineDeps(

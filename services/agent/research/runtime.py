@@ -1,6 +1,7 @@
 """The research runtime of the agent service: builds the coordinator and its Runner from
-``zocrates_config.json`` (models per role, search harness) and rebuilds them when the models
-change, so a preferences edit takes effect at the next turn without a restart."""
+``zocrates_config.json`` (models per role, the synthesizer's thinking, search harness) and
+rebuilds them when those change, so a preferences edit takes effect at the next turn without a
+restart."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from services.agent.research.usage import usage_recorder
 from services.common.adk import compat as adk_compat
 from services.common.app_config import ConfigStore, ZocratesConfig
 from services.common.models import resolve_model
+from services.common.thinking import thinking_config
 
 logger = logging.getLogger(__name__)
 
@@ -60,13 +62,20 @@ class ResearchRuntime:
         return Harness.from_config(self._config)
 
     async def chat_service(self) -> ChatService:
-        """The chat service for the current configuration (rebuilt when models change)."""
+        """The chat service for the current configuration (rebuilt when models or the
+        synthesizer's thinking change)."""
         self._config = await asyncio.to_thread(self.config_store.load)
         c = self._config
+        # From LiteLLM's model map (imported the first time: seconds), before the rebuild below,
+        # which must not wait: two turns would both rebuild.
+        thinking = await asyncio.to_thread(
+            thinking_config, c.synthesizer_model, c.synthesizer_thinking
+        )
         key = (
             c.coordinator_model,
             c.subagent_model,
             c.synthesizer_model,
+            c.synthesizer_thinking,
             c.model_api_base,
             c.online_search_enabled,
         )
@@ -97,6 +106,7 @@ class ResearchRuntime:
                 reranker=self.reranker,
                 harness=self.harness,
                 usage=lambda role: usage_recorder(specs[role]),
+                synthesizer_thinking=thinking,
             )
             runner = Runner(
                 app_name=self.app_name, agent=coordinator, session_service=self.session_service
@@ -110,7 +120,9 @@ class ResearchRuntime:
             )
             self._key = key
             logger.info(
-                "research models: coordinator=%s subagent=%s synthesizer=%s",
+                "research models: coordinator=%s subagent=%s synthesizer=%s (thinking %s%s)",
                 *specs.values(),
+                c.synthesizer_thinking,
+                "" if thinking or c.synthesizer_thinking == "off" else ": not a thinking model",
             )
         return self._chat

@@ -1,4 +1,8 @@
-"""ADK events -> the client's wire events (``message``, ``request_input``); see chat.py."""
+"""ADK events -> the client's wire events (``message``, ``request_input``); see chat.py.
+
+An ``answer`` message never holds a thought: the thought parts of an event that also answers
+(a thinking synthesizer's final event has both) go out first, as a ``thought`` message of the
+same event, so whoever reads an answer message's text reads the answer only."""
 
 from __future__ import annotations
 
@@ -38,7 +42,8 @@ def _result_summary(name: str, response: dict[str, Any]) -> dict[str, Any]:
 
 
 def wire_events(event: Event) -> list[WireEvent]:
-    """The client events for one ADK event (none for state-only or internal events)."""
+    """The client events for one ADK event (none for state-only or internal events): its
+    messages first, then its checkpoint."""
     parts = event.content.parts if event.content and event.content.parts else []
     out: list[WireEvent] = []
     body: list[dict[str, Any]] = []
@@ -77,16 +82,26 @@ def wire_events(event: Event) -> list[WireEvent]:
                 kind = "answer"
             elif part.thought and kind != "answer":
                 kind = "thought"
-    if body:
-        message = {
-            "event_id": event.id,
-            "invocation_id": event.invocation_id,
-            "author": event.author,
-            "partial": bool(event.partial),
-            "kind": kind,
-            "parts": body,
-        }
-        out.insert(0, ("message", message))
+    if not body:
+        return out
+    messages = [(kind, body)]
+    thoughts = [p for p in body if p.get("thought")]
+    if kind == "answer" and thoughts:
+        messages = [("thought", thoughts), (kind, [p for p in body if not p.get("thought")])]
+    out[:0] = [
+        (
+            "message",
+            {
+                "event_id": event.id,
+                "invocation_id": event.invocation_id,
+                "author": event.author,
+                "partial": bool(event.partial),
+                "kind": message_kind,
+                "parts": parts,
+            },
+        )
+        for message_kind, parts in messages
+    ]
     return out
 
 

@@ -32,6 +32,7 @@ DEFAULTS = {
     "coordinator_model": "offline",
     "subagent_model": "offline",
     "synthesizer_model": "offline",
+    "synthesizer_thinking": "high",
     "model_api_base": "",
     "online_search_enabled": True,
     # Post-turn compaction (docs/compaction.md).
@@ -208,6 +209,17 @@ def test_update_with_invalid_value_writes_nothing(tmp_path: pathlib.Path, change
     assert store.path.read_bytes() == before
     assert store.load().model_dump() == {**DEFAULTS, "max_saved_sessions": 42}
     assert _temp_files(tmp_path) == []
+
+
+def test_an_unknown_thinking_setting_is_refused_with_the_known_ones(tmp_path: pathlib.Path) -> None:
+    store = ConfigStore(tmp_path)
+    with pytest.raises(ConfigError) as info:
+        store.update({"synthesizer_thinking": "max"})
+    assert info.value.code == "invalid_config"
+    assert "synthesizer_thinking" in info.value.message
+    assert all(v in info.value.message for v in ("'off'", "'low'", "'medium'", "'high'"))
+    reference = {row[0]: row[1] for row in config_reference()}
+    assert reference["synthesizer_thinking"] == "Literal['off', 'low', 'medium', 'high']"
 
 
 def test_update_invalid_value_on_absent_file_creates_nothing(tmp_path: pathlib.Path) -> None:
