@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import grpc
@@ -12,7 +12,7 @@ from zocrates.agent.v1 import agent_pb2_grpc as pb_grpc
 from zocrates.common.v1.session_ref_pb2 import SessionRef
 
 from services.common.grpc_client import ServiceClient, error_from_rpc
-from services.common.turn_scope import TurnScope
+from services.common.turn_scope import IMAGE_SNIPPET, TurnScope, is_image
 
 
 def keyword_phase_dict(k: pb.KeywordPhase) -> dict[str, Any]:
@@ -92,6 +92,18 @@ def hit_dict(h: pb.SearchHit) -> dict[str, Any]:
     }
 
 
+def _snippet_pb(s: dict[str, Any]) -> pb.Snippet:
+    image = s.get("image") if is_image(s) else None
+    return pb.Snippet(
+        text=s.get("text", ""),
+        item_key=s.get("item_key", ""),
+        page=int(s.get("page") or 0),
+        title=s.get("title", ""),
+        kind=IMAGE_SNIPPET if image else "",
+        image=pb.SnippetImage(mime_type=image["mime_type"], data=image["data"]) if image else None,
+    )
+
+
 class AgentClient(ServiceClient):
     peer = "agent"
 
@@ -167,7 +179,11 @@ class AgentClient(ServiceClient):
         )
         return [hit_dict(h) for h in reply.hits], reply.took_ms
 
-    async def _stream(self, call: Any) -> AsyncIterator[tuple[str, dict[str, Any]]]:
+    async def _stream(self, start: Callable[[], Any]) -> AsyncIterator[tuple[str, dict[str, Any]]]:
+        """The events of the stream ``start`` opens, opened at the first iteration once the
+        channel is up (a call made while the agent restarts would fail at once)."""
+        await self._connected()
+        call = start()
         try:
             async for event in call:
                 yield event.type, json.loads(event.data_json or "{}")
@@ -188,29 +204,19 @@ class AgentClient(ServiceClient):
         """The events of one turn ((type, data) pairs). No deadline: a research turn streams
         for as long as it works; closing the iterator cancels the run on the agent."""
         scope = scope or TurnScope()
-        call = self.stub.Chat(
-            pb.ChatRequest(
-                session=SessionRef(app_name=app_name, user_id=user_id, session_id=session_id),
-                prompt=prompt,
-                items=[
-                    pb.ContextItem(item_key=i["item_key"], title=i.get("title", ""))
-                    for i in scope.items
-                ],
-                collection_key=scope.collection_key,
-                collection_name=scope.collection_name,
-                snippets=[
-                    pb.Snippet(
-                        text=s.get("text", ""),
-                        item_key=s.get("item_key", ""),
-                        page=int(s.get("page") or 0),
-                        title=s.get("title", ""),
-                    )
-                    for s in scope.snippets
-                ],
-                mode=scope.mode,
-            )
+        request = pb.ChatRequest(
+            session=SessionRef(app_name=app_name, user_id=user_id, session_id=session_id),
+            prompt=prompt,
+            items=[
+                pb.ContextItem(item_key=i["item_key"], title=i.get("title", ""))
+                for i in scope.items
+            ],
+            collection_key=scope.collection_key,
+            collection_name=scope.collection_name,
+            snippets=[_snippet_pb(s) for s in scope.snippets],
+            mode=scope.mode,
         )
-        return self._stream(call)
+        return self._stream(lambda: self.stub.Chat(request))
 
     def resume(
         self,
@@ -222,15 +228,13 @@ class AgentClient(ServiceClient):
         interrupt_id: str,
         response: dict[str, Any],
     ) -> AsyncIterator[tuple[str, dict[str, Any]]]:
-        call = self.stub.Resume(
-            pb.ResumeRequest(
-                session=SessionRef(app_name=app_name, user_id=user_id, session_id=session_id),
-                invocation_id=invocation_id,
-                interrupt_id=interrupt_id,
-                response_json=json.dumps(response),
-            )
+        request = pb.ResumeRequest(
+            session=SessionRef(app_name=app_name, user_id=user_id, session_id=session_id),
+            invocation_id=invocation_id,
+            interrupt_id=interrupt_id,
+            response_json=json.dumps(response),
         )
-        return self._stream(call)
+        return self._stream(lambda: self.stub.Resume(request))
 
     async def rewind(
         self, *, app_name: str, user_id: str, session_id: str, invocation_id: str

@@ -17,7 +17,7 @@ from services.agent.library.library import Library
 from services.agent.research.runtime import ResearchRuntime
 from services.agent.research.wire import WireEvent
 from services.common.errors import InvalidArgument
-from services.common.turn_scope import TurnScope
+from services.common.turn_scope import IMAGE_SNIPPET, TEXT_SNIPPET, TurnScope
 
 
 def _embedding_phase(e: dict[str, Any]) -> pb.EmbeddingPhase:
@@ -61,6 +61,20 @@ def _chat_event(kind: str, data: dict[str, Any]) -> pb.ChatEvent:
     return pb.ChatEvent(type=kind, data_json=json.dumps(data, ensure_ascii=False, default=str))
 
 
+def _snippet(s: pb.Snippet) -> dict[str, Any]:
+    """A text snippet as it always was; an image one with ``kind`` and its bytes."""
+    out: dict[str, Any] = {"text": s.text, "item_key": s.item_key, "page": s.page, "title": s.title}
+    if s.kind == IMAGE_SNIPPET:
+        out = {
+            "kind": IMAGE_SNIPPET,
+            **out,
+            "image": {"mime_type": s.image.mime_type, "data": bytes(s.image.data)},
+        }
+    elif s.kind not in ("", TEXT_SNIPPET):
+        raise InvalidArgument(f"snippet kind must be 'text' or 'image', not {s.kind!r}.")
+    return out
+
+
 class AgentServicer(pb_grpc.AgentServiceServicer):
     def __init__(self, library: Library, research: ResearchRuntime | None = None) -> None:
         self._library = library
@@ -86,10 +100,7 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
             items=[{"item_key": i.item_key, "title": i.title} for i in request.items],
             collection_key=request.collection_key,
             collection_name=request.collection_name,
-            snippets=[
-                {"text": s.text, "item_key": s.item_key, "page": s.page, "title": s.title}
-                for s in request.snippets
-            ],
+            snippets=[_snippet(s) for s in request.snippets],
             mode=request.mode,
         )
         events = await chat.chat(

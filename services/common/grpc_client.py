@@ -3,6 +3,8 @@ failed RPCs back into typed domain errors that name the peer."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from typing import Any
 
 import grpc
@@ -15,6 +17,13 @@ from services.common.errors import (
     error_for_grpc_status,
 )
 from services.common.telemetry import inject_context
+
+# The largest message a channel or server takes, each way: a session with image snippets
+# (services/common/turn_scope.py) is far larger than gRPC's default 4 MB.
+MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+# How long a call waits for its channel to (re)connect first: a little over the longest
+# reconnect backoff (grpc.max_reconnect_backoff_ms below).
+RECONNECT_GRACE_SECONDS = 2.5
 
 
 def _with_context(details: grpc.aio.ClientCallDetails) -> grpc.aio.ClientCallDetails:
@@ -50,8 +59,8 @@ def open_channel(address: str) -> grpc.aio.Channel:
         address,
         interceptors=[_UnaryTraceContext(), _StreamTraceContext()],
         options=[
-            ("grpc.max_receive_message_length", 64 * 1024 * 1024),
-            ("grpc.max_send_message_length", 64 * 1024 * 1024),
+            ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+            ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
             # Reconnect quickly after a peer restarts instead of backing off for minutes.
             ("grpc.initial_reconnect_backoff_ms", 200),
             ("grpc.max_reconnect_backoff_ms", 2000),
@@ -95,10 +104,22 @@ class ServiceClient:
         self._health = health_pb2_grpc.HealthStub(self.channel)
 
     async def call(self, rpc: Any, request: Any, *, timeout: float | None = None) -> Any:
+        await self._connected()
         try:
             return await rpc(request, timeout=timeout or self.timeout)
         except grpc.aio.AioRpcError as exc:
             raise error_from_rpc(exc, peer=self.peer, address=self.address) from None
+
+    async def _connected(self) -> None:
+        """A channel whose peer was away (restarted, not yet up) reconnects with a backoff of
+        up to 2 s: give it that long before the call, so the first call after a restart does
+        not fail fast while the next one would work. A peer that stays away still fails the
+        call (``<peer>_unavailable``), only up to RECONNECT_GRACE_SECONDS later."""
+        state = self.channel.get_state(try_to_connect=True)
+        if state is grpc.ChannelConnectivity.READY:
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.channel.channel_ready(), RECONNECT_GRACE_SECONDS)
 
     async def healthy(self, *, timeout: float = 1.0) -> bool:
         """Whether the peer's grpc.health.v1 reports SERVING."""

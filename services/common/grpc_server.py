@@ -7,6 +7,7 @@ This interceptor is the one place that maps them to gRPC status codes.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -19,6 +20,7 @@ from opentelemetry import context as otel_context
 from opentelemetry import trace
 
 from services.common.errors import ERROR_CODE_METADATA_KEY, ZocratesError
+from services.common.grpc_client import MAX_MESSAGE_BYTES
 from services.common.metrics import GRPC_SERVER_LATENCY, GRPC_SERVER_REQUESTS
 from services.common.telemetry import extract_context
 
@@ -81,7 +83,8 @@ class ServerInterceptor(grpc.aio.ServerInterceptor):
         GRPC_SERVER_LATENCY.labels(self._service, method).observe(time.perf_counter() - started)
         span.set_attribute("rpc.grpc.status_code", code)
         span.end()
-        otel_context.detach(token)
+        if token is not None:
+            otel_context.detach(token)
 
     def _wrap_unary(
         self, method: str, behavior: Callable[..., Awaitable[Any]]
@@ -105,18 +108,32 @@ class ServerInterceptor(grpc.aio.ServerInterceptor):
         self, method: str, behavior: Callable[..., AsyncIterator[Any]]
     ) -> Callable[..., AsyncIterator[Any]]:
         async def wrapper(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+            # The span's context is attached around each step of the stream, never across a
+            # yield: a client that goes away closes this generator from another context, where
+            # a token attached before the yield cannot be detached ("Failed to detach context").
             started = time.perf_counter()
             token, span = self._start(method, context)
+            traced = trace.set_span_in_context(span)
+            otel_context.detach(token)
             code = "OK"
+            items = behavior(request, context).__aiter__()
             try:
-                with trace.use_span(span, end_on_exit=False):
-                    async for item in behavior(request, context):
-                        yield item
+                while True:
+                    step = otel_context.attach(traced)
+                    try:
+                        item = await anext(items)
+                    except StopAsyncIteration:
+                        break
+                    finally:
+                        otel_context.detach(step)
+                    yield item
             except Exception as exc:
                 code = _status_name(exc)
                 await _fail(method, context, exc)
             finally:
-                self._finish(method, started, code, token, span)
+                with contextlib.suppress(Exception):
+                    await items.aclose()  # type: ignore[attr-defined]
+                self._finish(method, started, code, None, span)
 
         return wrapper
 
@@ -148,7 +165,15 @@ class GrpcServer:
     """A grpc.aio server with our interceptor and health service, bound to one address."""
 
     def __init__(self, *, service: str, service_names: list[str]) -> None:
-        self.server = grpc.aio.server(interceptors=[ServerInterceptor(service)])
+        self.server = grpc.aio.server(
+            interceptors=[ServerInterceptor(service)],
+            # As the clients (grpc_client.open_channel): a prompt with image snippets and a
+            # session that holds them are larger than gRPC's default 4 MB.
+            options=[
+                ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+                ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+            ],
+        )
         self.health = HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         self._service_names = ["", *service_names]

@@ -4,6 +4,7 @@ state its agents read (:func:`services.agent.research.turn_scope.scope_state`)."
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
@@ -17,6 +18,23 @@ COLLECTION: Mode = "collection"
 LIBRARY: Mode = "library"
 MODES: tuple[Mode, ...] = get_args(Mode)
 
+# A snippet is a passage of text (``kind`` "text", the default) or an image the user pinned
+# from the reader (``kind`` "image": a figure or region, Zotero's image annotation).
+TEXT_SNIPPET = "text"
+IMAGE_SNIPPET = "image"
+# What an image snippet may be: the types every vision model behind LiteLLM and Gemini take.
+IMAGE_MIME_TYPES = ("image/png", "image/jpeg", "image/webp")
+# Per image, decoded. Zotero renders an image annotation at 4x (288 dpi), so a half-page
+# figure is a few hundred KB; the plugin shrinks a larger one before it sends it. The bytes
+# live once in the prompt event (sessions.db), so the caps also bound how much a session grows.
+MAX_IMAGE_BYTES = 2 * 1024 * 1024
+MAX_IMAGE_SNIPPETS = 3  # per message, within the 10 snippets
+_SIGNATURES = {
+    "image/png": lambda b: b.startswith(b"\x89PNG\r\n\x1a\n"),
+    "image/jpeg": lambda b: b.startswith(b"\xff\xd8\xff"),
+    "image/webp": lambda b: b[:4] == b"RIFF" and b[8:12] == b"WEBP",
+}
+
 
 @dataclass
 class TurnScope:
@@ -27,7 +45,9 @@ class TurnScope:
     collection they work in; ``library``, the whole library. The fields of the other modes are
     dropped, and a mode without its field is refused. Without a mode it is derived: items if
     any, else a collection if given, else the library. ``snippets`` (``text``, ``item_key``,
-    ``page``, ``title``): the passages they selected in the reader, in every mode.
+    ``page``, ``title``): the passages they selected in the reader, in every mode; an image
+    snippet also has ``kind`` "image" and ``image`` (``mime_type``, ``data``: the decoded
+    bytes), its ``text`` being the user's caption or comment (may be empty).
     """
 
     items: list[dict[str, str]] = field(default_factory=list)
@@ -62,3 +82,47 @@ def mode_problem(mode: str, *, items: bool, collection: bool) -> str | None:
     if mode == COLLECTION and not collection:
         return "mode 'collection' needs the collection's key in collection_key."
     return None
+
+
+def is_image(snippet: dict[str, Any]) -> bool:
+    return snippet.get("kind") == IMAGE_SNIPPET
+
+
+def image_problem(mime_type: str, data: bytes) -> tuple[str, str] | None:
+    """``(code, message)`` saying why ``data`` cannot be an image snippet of ``mime_type``,
+    for a person; ``None`` when it can. The gateway answers 422 with that code, the agent
+    refuses a request with it."""
+    if mime_type not in IMAGE_MIME_TYPES:
+        return (
+            "unsupported_image_type",
+            f"image.mime_type must be one of {', '.join(IMAGE_MIME_TYPES)}, not {mime_type!r}. "
+            "Convert the image to PNG, JPEG or WebP.",
+        )
+    if not data:
+        return "invalid_image", "image.data is empty: send the image's bytes, base64-encoded."
+    too_large = image_size_problem(len(data))
+    if too_large:
+        return too_large
+    if not _SIGNATURES[mime_type](data):
+        return (
+            "invalid_image",
+            f"image.data is not a {mime_type.split('/')[1].upper()} image (its first bytes do "
+            "not match the type); send the image file itself, base64-encoded.",
+        )
+    return None
+
+
+def image_size_problem(size: int) -> tuple[str, str] | None:
+    """``image_too_large`` and its message when ``size`` bytes exceed the cap."""
+    if size <= MAX_IMAGE_BYTES:
+        return None
+    return (
+        "image_too_large",
+        f"The image has {size / 1_048_576:.1f} MB; an image snippet may have at most "
+        f"{MAX_IMAGE_BYTES // 1_048_576} MB. Pin a smaller region, or send it scaled down.",
+    )
+
+
+def image_digest(data: bytes) -> str:
+    """The name an image goes by in a message's ``context`` (hex SHA-256 of its bytes)."""
+    return hashlib.sha256(data).hexdigest()

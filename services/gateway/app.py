@@ -88,9 +88,11 @@ def create_app(settings: GatewaySettings) -> FastAPI:
         try:
             yield
         finally:
-            startup.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await startup
+            for task in (startup, state.deferred_vacuum):
+                if task is not None:  # a cancelled VACUUM still ends its swap (sessions side)
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await task
             await state.chat_lock.close()
             await state.sessions.close()
             await state.agent.close()
@@ -119,6 +121,7 @@ def create_app(settings: GatewaySettings) -> FastAPI:
     app.add_middleware(
         GatewayMiddleware,
         allowed_hosts=settings.allowed_hosts,
+        allowed_origins=settings.allowed_origins,
         token=lambda: app.state.gateway.token,
         token_hint=lambda: str(app.state.gateway.data_dir / TOKEN_FILE_NAME),
     )

@@ -1,4 +1,4 @@
-"""The gateway's bearer token and the loopback Host check.
+"""The gateway's bearer token, the loopback Host check and the Origin check.
 
 The token is generated on first start into ``<data dir>/gateway.token`` with mode 0600; the
 Zotero plugin reads it from there. It is compared in constant time and never logged.
@@ -60,3 +60,26 @@ def host_allowed(host_header: str | None, allowed: list[str]) -> bool:
     else:
         name = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
     return name in {h.lower() for h in allowed}
+
+
+# Origins of privileged code (Zotero's own windows and add-ons: the plugin's requests), never of
+# a web page.
+PRIVILEGED_ORIGIN_SCHEMES = frozenset({"chrome", "moz-extension", "resource", "zotero"})
+
+
+def origin_allowed(origin: str | None, allowed: list[str]) -> bool:
+    """Whether a request with this ``Origin`` header may be served.
+
+    No Origin (a non-browser client) passes, as do Zotero's privileged schemes and the opaque
+    origin ``null`` (what privileged or file:// code may send; such a request still needs the
+    token). A web page's origin (``https://evil.example``) passes only when the deployment
+    listed it (``ZOCRATES_ALLOWED_ORIGINS``): a page that obtained the token cannot use it
+    from a browser.
+    """
+    if origin is None:
+        return True
+    value = origin.strip().lower().rstrip("/")
+    if value == "null" or value in {a.strip().lower().rstrip("/") for a in allowed}:
+        return True
+    scheme, sep, _ = value.partition("://")
+    return bool(sep) and scheme in PRIVILEGED_ORIGIN_SCHEMES

@@ -46,6 +46,14 @@ class GatewaySettings(CommonSettings):
             "before answering 409 session_busy."
         ),
     )
+    maintenance_wait_seconds: float = Field(
+        default=60.0,
+        ge=0,
+        description=(
+            "How long a chat, resume, rewind or delete waits for session maintenance that is "
+            "running (started by any gateway replica) before answering 503 maintenance_running."
+        ),
+    )
     redis_url: str | None = Field(
         default=None,
         description=(
@@ -66,6 +74,15 @@ class GatewaySettings(CommonSettings):
         description=(
             "Host header values the gateway answers (DNS-rebinding defence). JSON list, e.g. "
             '["127.0.0.1","localhost","zocrates.lab.example"].'
+        ),
+    )
+    allowed_origins: list[str] = Field(
+        default_factory=list,
+        description=(
+            "Web origins whose pages may call the gateway (JSON list, e.g. "
+            '["https://lab.example"]). A request with another web Origin is refused (403 '
+            "origin_not_allowed) even with the token; no Origin, Zotero's own (chrome://, "
+            "moz-extension://, resource://, zotero://) and null always pass."
         ),
     )
     gateway_token: SecretStr | None = Field(

@@ -32,6 +32,14 @@ _HTTP_CODES = {
 }
 
 
+# A request that fails its schema is a 422 ``invalid_request``, unless the check that refused
+# it names its own code (a ``PydanticCustomError`` of one of these types): the image snippets
+# of ``POST /chat`` (services/gateway/routers/chat.py), whose refusals a client tells apart.
+VALIDATION_CODES = frozenset(
+    {"unsupported_image_type", "image_too_large", "invalid_image", "too_many_images"}
+)
+
+
 class ErrorBody(BaseModel):
     """Every error the gateway answers, and the ``data`` of an SSE ``error`` event."""
 
@@ -46,10 +54,18 @@ class ErrorBody(BaseModel):
 _STATUS_DESCRIPTIONS = {
     400: "Bad input that the request schema cannot catch (`invalid_argument` and others).",
     401: "Missing or wrong bearer token (`unauthorized`).",
-    403: "The Host header names a host that is not allowed (`host_not_allowed`).",
+    403: (
+        "The Host header names a host that is not allowed (`host_not_allowed`), or a web "
+        "page's Origin is (`origin_not_allowed`)."
+    ),
     404: "Not found (`session_not_found`).",
     409: "The resource is busy or in a state that forbids the request.",
-    422: "The request does not match its schema (`invalid_request`).",
+    413: "The request is too large (`payload_too_large`, `prompt_too_long`).",
+    422: (
+        "The request does not match its schema (`invalid_request`; an image snippet's own "
+        "codes: `unsupported_image_type`, `image_too_large`, `invalid_image`, "
+        "`too_many_images`)."
+    ),
     500: "Unexpected error (`internal_error`); the gateway log has the details.",
     503: (
         "A service is down (`sessions_unavailable`, `agent_unavailable`, ...); "
@@ -100,7 +116,9 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:
-        return error_response(422, "invalid_request", _describe_validation(exc))
+        named = [e["type"] for e in exc.errors() if e.get("type") in VALIDATION_CODES]
+        code = named[0] if named else "invalid_request"
+        return error_response(422, code, _describe_validation(exc))
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:

@@ -1,5 +1,5 @@
-"""Pure-ASGI middleware (safe for streaming responses): Host check, bearer token, metrics
-and a server span per request."""
+"""Pure-ASGI middleware (safe for streaming responses): Host check, bearer token, the body
+size limit, metrics and a server span per request."""
 
 from __future__ import annotations
 
@@ -9,14 +9,19 @@ from collections.abc import Callable
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace
+from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from services.common.metrics import HTTP_LATENCY, HTTP_REQUESTS
 from services.common.telemetry import extract_context
-from services.gateway.auth import host_allowed, token_matches
+from services.common.turn_scope import MAX_IMAGE_BYTES, MAX_IMAGE_SNIPPETS
+from services.gateway.auth import host_allowed, origin_allowed, token_matches
 from services.gateway.errors import ErrorBody
 
 PUBLIC_PATHS = frozenset({"/healthz"})
+# The largest request body: a /chat with three 2 MB image snippets is about 8.5 MB in base64
+# (services/common/turn_scope.py), its text at most a few hundred KB more.
+MAX_BODY_BYTES = 12 * 1024 * 1024
 _tracer = trace.get_tracer("zocrates.gateway")
 
 
@@ -37,9 +42,11 @@ class GatewayMiddleware:
         allowed_hosts: list[str],
         token: Callable[[], str],
         token_hint: Callable[[], str],
+        allowed_origins: list[str] | None = None,
     ) -> None:
         self.app = app
         self.allowed_hosts = allowed_hosts
+        self.allowed_origins = list(allowed_origins or [])
         self.token = token
         self.token_hint = token_hint
 
@@ -86,6 +93,18 @@ class GatewayMiddleware:
                 [],
             )
             return
+        if not origin_allowed(headers.get("origin"), self.allowed_origins):
+            await _send_error(
+                send,
+                403,
+                "origin_not_allowed",
+                "This gateway does not answer web pages: the request came from "
+                f"{headers.get('origin')!r}. The Zotero plugin and local tools send no web "
+                "origin; a deployment that serves a web client lists it in "
+                "ZOCRATES_ALLOWED_ORIGINS.",
+                [],
+            )
+            return
         if scope["path"] not in PUBLIC_PATHS:
             auth = headers.get("authorization", "")
             scheme, _, presented = auth.partition(" ")
@@ -103,4 +122,33 @@ class GatewayMiddleware:
                     [(b"www-authenticate", b"Bearer")],
                 )
                 return
-        await self.app(scope, receive, send)
+        length = headers.get("content-length", "")
+        if length.isdigit() and int(length) > MAX_BODY_BYTES:
+            await _send_error(send, 413, "payload_too_large", _too_large(int(length)), [])
+            return
+        await self.app(scope, _limited(receive), send)
+
+
+def _too_large(size: int) -> str:
+    return (
+        f"The request body has {size / 1_048_576:.1f} MB; the gateway takes at most "
+        f"{MAX_BODY_BYTES // 1_048_576} MB (a question may carry {MAX_IMAGE_SNIPPETS} images of "
+        f"at most {MAX_IMAGE_BYTES // 1_048_576} MB each). Send fewer or smaller images."
+    )
+
+
+def _limited(receive: Receive) -> Receive:
+    """``receive`` that stops a body without a Content-Length once it passes the limit (the
+    route then answers 413 through the gateway's HTTP error handler)."""
+    seen = 0
+
+    async def wrapper() -> Message:
+        nonlocal seen
+        message = await receive()
+        if message["type"] == "http.request":
+            seen += len(message.get("body", b""))
+            if seen > MAX_BODY_BYTES:
+                raise HTTPException(413, detail=_too_large(seen))
+        return message
+
+    return wrapper

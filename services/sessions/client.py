@@ -61,6 +61,14 @@ class SessionsClient(ServiceClient):
         )
         return dict(json.loads(reply.session_json))
 
+    async def prompt_image(self, session_id: str, *, sha256: str) -> tuple[str, bytes]:
+        """An image a prompt of the session carried: ``(mime_type, bytes)``."""
+        reply = await self.call(
+            self.stub.GetPromptImage,
+            pb.GetPromptImageRequest(ref=self._ref(session_id), sha256=sha256),
+        )
+        return reply.mime_type, bytes(reply.data)
+
     async def delete(self, session_id: str) -> None:
         await self.call(self.stub.DeleteSession, pb.DeleteSessionRequest(ref=self._ref(session_id)))
 
@@ -98,22 +106,43 @@ class SessionsClient(ServiceClient):
             ),
             timeout=timeout,
         )
-        return {
-            "deleted_empty": r.deleted_empty,
-            "deleted_expired": r.deleted_expired,
-            "deleted_over_cap": r.deleted_over_cap,
-            "deleted": r.deleted_empty + r.deleted_expired + r.deleted_over_cap,
-            "deleted_ids": list(r.deleted_ids),
-            "skipped_active": r.skipped_active,
-            "vacuumed": r.vacuumed,
-            "vacuum_skipped_reason": r.vacuum_skipped_reason or None,
-            "size_before": r.size_before,
-            "size_after": r.size_after,
-            "duration_ms": round(r.duration_ms, 2),
-        }
+        return _report(r)
+
+    async def vacuum_owed(self) -> bool:
+        """Whether maintenance deferred a VACUUM (chats were in flight) that is still owed."""
+        reply = await self.call(self.stub.GetOwedVacuum, pb.GetOwedVacuumRequest())
+        return bool(reply.owed)
+
+    async def run_deferred_vacuum(
+        self, *, active_session_ids: set[str], timeout: float = 600.0
+    ) -> dict[str, Any]:
+        """Run the deferred VACUUM under maintenance's rules (the report of RunMaintenance,
+        without deletions); deferred again if ``active_session_ids`` is not empty."""
+        r = await self.call(
+            self.stub.RunDeferredVacuum,
+            pb.RunDeferredVacuumRequest(active_session_ids=sorted(active_session_ids)),
+            timeout=timeout,
+        )
+        return _report(r)
 
     async def use_data_dir(self, zotero_data_dir: str) -> tuple[str, bool]:
         reply = await self.call(
             self.stub.UseDataDir, pb.UseDataDirRequest(zotero_data_dir=zotero_data_dir)
         )
         return reply.location, reply.changed
+
+
+def _report(r: pb.MaintenanceReport) -> dict[str, Any]:
+    return {
+        "deleted_empty": r.deleted_empty,
+        "deleted_expired": r.deleted_expired,
+        "deleted_over_cap": r.deleted_over_cap,
+        "deleted": r.deleted_empty + r.deleted_expired + r.deleted_over_cap,
+        "deleted_ids": list(r.deleted_ids),
+        "skipped_active": r.skipped_active,
+        "vacuumed": r.vacuumed,
+        "vacuum_skipped_reason": r.vacuum_skipped_reason or None,
+        "size_before": r.size_before,
+        "size_after": r.size_after,
+        "duration_ms": round(r.duration_ms, 2),
+    }

@@ -17,10 +17,17 @@ from google.adk.sessions.session import Session
 from pydantic import ValidationError
 
 from services.common.adk.internals import set_storage_update_marker
-from services.common.errors import Conflict, InvalidArgument
+from services.common.errors import Conflict, InvalidArgument, NotFound
 from services.common.settings import DATA_FOLDER_NAME
 from services.sessions.formatting import format_session_for_ui
-from services.sessions.maintenance import MaintenanceReport, RetentionPolicy, run_maintenance
+from services.sessions.images import PromptImage, check_digest, find_prompt_image
+from services.sessions.maintenance import (
+    MaintenanceReport,
+    OwedVacuum,
+    RetentionPolicy,
+    run_deferred_vacuum,
+    run_maintenance,
+)
 from services.sessions.stats import StorageStats, storage_stats
 from services.sessions.store import SessionRow, SessionStore, sqlite_url_for
 
@@ -46,13 +53,20 @@ def require(value: str, *, what: str) -> str:
 
 
 class SessionsService:
-    """Owns the open ``SessionStore`` and can move it to another data directory."""
+    """Owns the open ``SessionStore`` and can move it to another data directory.
+
+    It also remembers the VACUUM that maintenance deferred while chats were in flight (one per
+    open database; it is forgotten when the store moves, and by a restart, after which the
+    next maintenance run decides afresh). Maintenance runs one at a time.
+    """
 
     def __init__(self, *, database_url: str | None, data_dir: pathlib.Path) -> None:
         self._fixed_url = database_url
         self._url = database_url or sqlite_url_for(data_dir)
         self._store: SessionStore | None = None
         self._switch_lock = asyncio.Lock()
+        self._maintenance_lock = asyncio.Lock()
+        self._owed_vacuum: OwedVacuum | None = None
 
     @property
     def store(self) -> SessionStore:
@@ -86,6 +100,7 @@ class SessionsService:
             new_store = SessionStore(url)
             await new_store.open()
             old, self._store, self._url = self._store, new_store, url
+            self._owed_vacuum = None  # it was owed by the database left behind
             if old is not None:
                 async with old.gate.exclusive():
                     await old.close()
@@ -178,6 +193,22 @@ class SessionsService:
         )
         return format_session_for_ui(session, title=row.title, created_at=row.created_at)
 
+    async def prompt_image(
+        self, *, app_name: str, user_id: str, session_id: str, sha256: str
+    ) -> PromptImage:
+        check_digest(sha256)
+        session = await self.store.get_session(
+            app_name=app_name, user_id=user_id, session_id=require(session_id, what="session_id")
+        )
+        image = find_prompt_image(session.events, sha256)
+        if image is None:
+            raise NotFound(
+                f"Session {session_id!r} has no image {sha256[:12]}...; it was not sent in this "
+                "chat, or the chat was cleaned up. Pin the image again from the reader.",
+                code="image_not_found",
+            )
+        return image
+
     async def create_chat(self, *, app_name: str, user_id: str, title: str) -> dict[str, Any]:
         session = await self.store.create_session(
             app_name=require(app_name, what="app_name"),
@@ -219,13 +250,35 @@ class SessionsService:
                 "retention_days and max_saved_sessions must be >= 0 (0 disables a pass).",
                 code="invalid_policy",
             )
-        return await run_maintenance(
-            self.store,
-            app_name=require(app_name, what="app_name"),
-            policy=RetentionPolicy(
-                retention_days=retention_days or None,
-                max_saved_sessions=max_saved_sessions or None,
-            ),
-            active_session_ids=active_session_ids,
-            reason=reason or "on_demand",
-        )
+        async with self._maintenance_lock:
+            store = self.store
+            report = await run_maintenance(
+                store,
+                app_name=require(app_name, what="app_name"),
+                policy=RetentionPolicy(
+                    retention_days=retention_days or None,
+                    max_saved_sessions=max_saved_sessions or None,
+                ),
+                active_session_ids=active_session_ids,
+                reason=reason or "on_demand",
+                owed=self._owed_vacuum,
+            )
+            if store is self._store:
+                self._owed_vacuum = report.owed
+            return report
+
+    @property
+    def owed_vacuum(self) -> OwedVacuum | None:
+        """The VACUUM maintenance deferred while chats were in flight, if still owed."""
+        return self._owed_vacuum
+
+    async def deferred_vacuum(self, *, active_session_ids: list[str]) -> MaintenanceReport:
+        """Pay the deferred VACUUM (if any) now that no chat runs; see ``run_deferred_vacuum``."""
+        async with self._maintenance_lock:
+            store = self.store
+            report = await run_deferred_vacuum(
+                store, owed=self._owed_vacuum, active_session_ids=active_session_ids
+            )
+            if store is self._store:
+                self._owed_vacuum = report.owed
+            return report

@@ -10,11 +10,27 @@ from zocrates.sessions.v1 import sessions_pb2 as pb
 from zocrates.sessions.v1 import sessions_pb2_grpc as pb_grpc
 
 from services.common.adk.internals import storage_update_marker
+from services.sessions.maintenance import MaintenanceReport
 from services.sessions.service import SessionsService
 
 
 def _formatted(value: dict[str, object]) -> pb.FormattedSessionReply:
     return pb.FormattedSessionReply(session_json=json.dumps(value, ensure_ascii=False))
+
+
+def _report(r: MaintenanceReport) -> pb.MaintenanceReport:
+    return pb.MaintenanceReport(
+        deleted_empty=r.deleted_empty,
+        deleted_expired=r.deleted_expired,
+        deleted_over_cap=r.deleted_over_cap,
+        deleted_ids=r.deleted_ids,
+        vacuumed=r.vacuumed,
+        vacuum_skipped_reason=r.vacuum_skipped_reason,
+        size_before=r.size_before,
+        size_after=r.size_after,
+        duration_ms=r.duration_ms,
+        skipped_active=r.skipped_active,
+    )
 
 
 class SessionServicer(pb_grpc.SessionServiceServicer):
@@ -134,6 +150,17 @@ class SessionServicer(pb_grpc.SessionServiceServicer):
             )
         )
 
+    async def GetPromptImage(
+        self, request: pb.GetPromptImageRequest, context: grpc.aio.ServicerContext
+    ) -> pb.PromptImage:
+        image = await self._svc.prompt_image(
+            app_name=request.ref.app_name,
+            user_id=request.ref.user_id,
+            session_id=request.ref.session_id,
+            sha256=request.sha256,
+        )
+        return pb.PromptImage(mime_type=image.mime_type, data=image.data)
+
     async def GetStorageStats(
         self, request: pb.GetStorageStatsRequest, context: grpc.aio.ServicerContext
     ) -> pb.StorageStats:
@@ -159,18 +186,21 @@ class SessionServicer(pb_grpc.SessionServiceServicer):
             max_saved_sessions=request.max_saved_sessions,
             reason=request.reason,
         )
-        return pb.MaintenanceReport(
-            deleted_empty=r.deleted_empty,
-            deleted_expired=r.deleted_expired,
-            deleted_over_cap=r.deleted_over_cap,
-            deleted_ids=r.deleted_ids,
-            vacuumed=r.vacuumed,
-            vacuum_skipped_reason=r.vacuum_skipped_reason,
-            size_before=r.size_before,
-            size_after=r.size_after,
-            duration_ms=r.duration_ms,
-            skipped_active=r.skipped_active,
-        )
+        return _report(r)
+
+    async def GetOwedVacuum(
+        self, request: pb.GetOwedVacuumRequest, context: grpc.aio.ServicerContext
+    ) -> pb.OwedVacuum:
+        owed = self._svc.owed_vacuum
+        if owed is None:
+            return pb.OwedVacuum(owed=False)
+        return pb.OwedVacuum(owed=True, deleted=owed.deleted, since=owed.since)
+
+    async def RunDeferredVacuum(
+        self, request: pb.RunDeferredVacuumRequest, context: grpc.aio.ServicerContext
+    ) -> pb.MaintenanceReport:
+        r = await self._svc.deferred_vacuum(active_session_ids=list(request.active_session_ids))
+        return _report(r)
 
     async def UseDataDir(
         self, request: pb.UseDataDirRequest, context: grpc.aio.ServicerContext

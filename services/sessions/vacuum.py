@@ -12,6 +12,7 @@ PostgreSQL: a plain ``VACUUM (ANALYZE)`` of the session tables, which never need
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import enum
 import logging
 import os
@@ -19,6 +20,7 @@ import pathlib
 import shutil
 import sqlite3
 from collections.abc import Callable
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -107,6 +109,23 @@ def vacuum_sqlite_file(db_path: pathlib.Path, *, on_step: StepHook | None = None
     return VacuumOutcome.DONE
 
 
+async def _to_thread_to_the_end(
+    func: Callable[..., VacuumOutcome], *args: Any, **kwargs: Any
+) -> VacuumOutcome:
+    """Run ``func`` in a thread; a cancellation (the caller's RPC cancelled) is re-raised only
+    once the thread has finished, so the gate is not let go while the file is being swapped."""
+    task = asyncio.ensure_future(asyncio.to_thread(func, *args, **kwargs))
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        while not task.done():
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.wait([task])
+        if not task.cancelled() and task.exception() is not None:
+            logger.error("VACUUM failed after its caller went away", exc_info=task.exception())
+        raise
+
+
 async def vacuum(store: SessionStore, *, on_step: StepHook | None = None) -> VacuumOutcome:
     """Reclaim free space; never raises for an expected condition (fail-open)."""
     try:
@@ -117,7 +136,7 @@ async def vacuum(store: SessionStore, *, on_step: StepHook | None = None) -> Vac
             async with store.gate.exclusive():
                 # Close pooled connections: after the swap they would point at the old file.
                 await store.engine.dispose()
-                return await asyncio.to_thread(vacuum_sqlite_file, path, on_step=on_step)
+                return await _to_thread_to_the_end(vacuum_sqlite_file, path, on_step=on_step)
         async with store.gate.exclusive(), store.engine.connect() as conn:
             autocommit = await conn.execution_options(isolation_level="AUTOCOMMIT")
             for table in ("events", "sessions", "zocrates_session_meta"):

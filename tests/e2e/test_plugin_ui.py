@@ -4,10 +4,13 @@ The real stack (`zocrates run`; the offline model answers) on the full 38-paper
 Zotero-shaped library, `zocrates index`, then `zotero-plugin/test-ui/run.mjs`: it bundles the
 plugin's own code (src/zotero/app.js, sidebar.js, items.js and the pane in src/ui/) into a
 harness page with a small Zotero shim, serves it on 127.0.0.1 with /gateway proxied to this
-stack, and drives Debian's Chromium through playwright-core: a session, a streamed answer
+stack, and drives Debian's Chromium through playwright-core: the first chat, made once when
+the pane opens without any (a reload adds none), a streamed answer
 (screenshot mid-answer), citations that open the PDF at the cited page, a checkpoint card,
 granting with guidance (the continuation stays in the same bubble), a reload that brings the
-card back from pending_hitl, rewind restoring prompt and scope, the 409 / gateway-down /
+card back from pending_hitl, rewind restoring prompt and scope, an image annotation pinned from
+the reader's context menu (its thumbnail chip, the question's context naming it, the image
+back from the gateway when the question is edited after a reload), the 409 / gateway-down /
 wrong-token messages, session management, and the preferences (settings, storage, Clean Up
 Now, library indexing with a progress bar). Screenshots go to
 zotero-plugin/build/ui-artifacts/ (ignored by git).
@@ -57,6 +60,9 @@ API_KEY = "sk-ui-test"
 # to show progress for (two papers: a progress event falls between them).
 TOUCHED = ("sandwich__sandwich-CL.pdf", "mvtnorm__MVT_Rnews.pdf")
 SCREENSHOTS = (
+    "first-session.png",
+    "image-snippet.png",
+    "image-snippet-answer.png",
     "answer-streaming.png",
     "answer-complete.png",
     "checkpoint-card.png",
@@ -247,6 +253,8 @@ def test_plugin_pane_in_a_browser(tmp_path: pathlib.Path) -> None:
         assert results["citations"] >= 2 and results["citationOpened"]["page"]
         assert results["resume"]["passes"] >= 2
         assert results["syncProgressShown"], "the indexing progress bar was never caught mid-way"
+        assert results["firstSession"] == results["sessionId"], "the first chat was not kept"
+        assert results["image"]["size"] > 1000, results["image"]
         print(
             f"\nplugin UI: index {indexed - started:.0f} s, browser scenario "
             f"{report['totalMs'] / 1000:.1f} s, total {time.monotonic() - started:.0f} s; "

@@ -78,6 +78,7 @@ BODIES = {
     ("PATCH", "/sessions/{session_id}"): SESSION,
     ("DELETE", "/sessions/{session_id}"): {"status"},
     ("POST", "/sessions/{session_id}/rewind"): SESSION,
+    ("GET", "/sessions/{session_id}/images/{sha256}"): {"status", "image"},
     ("GET", "/library/status"): {
         "status",
         "zotero_data_dir",

@@ -14,8 +14,9 @@ import pytest
 import redis.asyncio as aioredis
 
 from services.common.errors import Unavailable
-from services.gateway.locks.base_chat_lock import HeldLock, SessionBusy
+from services.gateway.locks.base_chat_lock import HeldLock, MaintenanceRunning, SessionBusy
 from services.gateway.locks.redis_chat_lock import RedisChatLock, redact_redis_url
+from tests.support.processes import maintenance_mark_holder
 
 SHORT_TTL = 0.3
 
@@ -208,6 +209,46 @@ async def test_locked_session_ids_lists_exactly_the_held_ones_under_its_prefix(
     assert not await lock.is_locked("s2")
 
 
+async def test_the_maintenance_mark_refuses_locks_on_every_replica(
+    make_lock: MakeLock, raw: aioredis.Redis, prefix: str
+) -> None:
+    maintainer, replica = make_lock(ttl_seconds=10.0), make_lock()
+    running = await replica.try_acquire("s1")  # a chat that started before maintenance
+    assert running is not None
+    async with maintainer.hold_maintenance() as mark:
+        assert mark is not None
+        assert await raw.get(f"{prefix}:maintenance") == mark.token
+        assert 9_000 < await raw.pttl(f"{prefix}:maintenance") <= 10_000
+        assert await replica.maintenance_running()
+        with pytest.raises(MaintenanceRunning):
+            await replica.try_acquire("s2")
+        assert await raw.exists(key_of(prefix, "s2")) == 0  # refused: nothing was taken
+        assert await maintainer.locked_session_ids() == {"s1"}  # the mark is not a session
+        assert await replica.renew(running) is True
+        async with replica.hold_maintenance(wait_seconds=0.1) as second:
+            assert second is None  # one maintenance at a time, across replicas
+    assert await raw.exists(f"{prefix}:maintenance") == 0
+    assert await replica.try_acquire("s2") is not None
+
+
+async def test_a_killed_holders_mark_expires_after_one_ttl(
+    make_lock: MakeLock, raw: aioredis.Redis, redis_url: str, prefix: str
+) -> None:
+    ttl = 1.0
+    survivor = make_lock()
+    with maintenance_mark_holder(redis_url, key_prefix=prefix, ttl_seconds=ttl) as holder:
+        await asyncio.sleep(2 * ttl)  # alive: renewed past its TTL
+        assert await survivor.maintenance_running()
+        holder.kill()  # SIGKILL: no clean-up, no release
+        holder.wait()
+        killed_at = time.monotonic()
+        assert await survivor.maintenance_running()
+        assert await survivor.wait_while_maintenance(wait_seconds=5.0)
+        assert time.monotonic() - killed_at <= ttl + 0.3
+    assert await raw.exists(f"{prefix}:maintenance") == 0
+    assert await survivor.try_acquire("s1") is not None
+
+
 async def test_ping_answers_true_when_redis_is_up(make_lock: MakeLock) -> None:
     assert await make_lock().ping() is True
 
@@ -223,6 +264,9 @@ async def test_unreachable_redis_is_unavailable_and_never_leaks_the_password() -
             lambda: lock.acquire("s1", wait_seconds=0.1),
             lambda: lock.renew(held),
             lambda: lock.locked_session_ids(),
+            lambda: lock.try_mark_maintenance("t"),
+            lambda: lock.renew_maintenance("t"),
+            lambda: lock.maintenance_running(),
         ):
             with pytest.raises(Unavailable) as err:
                 await call()
@@ -231,6 +275,7 @@ async def test_unreachable_redis_is_unavailable_and_never_leaks_the_password() -
             assert "Is Redis running" in err.value.message
             assert "s3cret" not in err.value.message
         await lock.release(held)  # must not raise
+        await lock.clear_maintenance("t")  # nor this
     finally:
         await lock.close()
 

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import time
 
-from services.sessions.maintenance import RetentionPolicy, run_maintenance
+from services.sessions.maintenance import (
+    OwedVacuum,
+    RetentionPolicy,
+    run_deferred_vacuum,
+    run_maintenance,
+)
 from services.sessions.stats import storage_stats
 from services.sessions.store import SessionStore
 from tests.support import adk_events as ev
@@ -130,3 +135,80 @@ async def test_nothing_deleted_and_small_file_means_no_vacuum(store: SessionStor
     )
     assert report.deleted == 0 and not report.vacuumed
     assert report.vacuum_skipped_reason == "below_threshold"
+
+
+async def test_a_vacuum_deferred_for_chats_is_run_once_they_have_ended(store: SessionStore) -> None:
+    busy = await _session(store, events=2)
+    doomed = [await _session(store, events=20, age_days=400, text_size=4000) for _ in range(6)]
+    report = await run_maintenance(
+        store, app_name=APP, policy=RetentionPolicy(), active_session_ids=[busy]
+    )
+    assert set(report.deleted_ids) == set(doomed)
+    assert (report.vacuumed, report.vacuum_skipped_reason) == (False, "chat_in_progress")
+    assert report.owed is not None and report.owed.deleted == 6
+    fragmented = await storage_stats(store)
+
+    # Another chat still runs: deferred again, still owed, nothing touched.
+    again = await run_deferred_vacuum(store, owed=report.owed, active_session_ids=["other"])
+    assert (again.vacuumed, again.vacuum_skipped_reason) == (False, "chat_in_progress")
+    assert again.owed == report.owed
+    assert (await storage_stats(store)).freelist_count == fragmented.freelist_count
+
+    paid = await run_deferred_vacuum(store, owed=report.owed, active_session_ids=[])
+    assert (paid.vacuumed, paid.vacuum_skipped_reason, paid.owed) == (True, "", None)
+    assert paid.deleted == 0  # it only reclaims; the deletions were the deferring run's
+    after = await storage_stats(store)
+    if store.backend == "sqlite":
+        assert fragmented.freelist_ratio >= 0.25
+        assert after.freelist_count == 0
+        assert after.size_bytes < fragmented.size_bytes / 4
+        assert paid.size_after == after.size_bytes < paid.size_before
+    assert {r.id for r in await store.session_rows(app_name=APP)} == {busy}
+    assert (await store.session_rows(app_name=APP))[0].event_count == 2
+
+
+async def test_a_deferred_vacuum_still_obeys_the_rules(store: SessionStore) -> None:
+    await _session(store, events=40, text_size=2000)
+    doomed = await _session(store, age_days=2)  # empty: deleted, but frees almost nothing
+    report = await run_maintenance(
+        store, app_name=APP, policy=RetentionPolicy(), active_session_ids=["chat"]
+    )
+    assert report.deleted_ids == [doomed] and report.owed is not None
+    before = await storage_stats(store)
+    paid = await run_deferred_vacuum(store, owed=report.owed, active_session_ids=[])
+    if store.backend == "sqlite":  # free pages under 25%: not worth it, and no longer owed
+        assert (paid.vacuumed, paid.vacuum_skipped_reason, paid.owed) == (
+            False,
+            "below_threshold",
+            None,
+        )
+        assert (await storage_stats(store)).size_bytes == before.size_bytes
+    # Nothing deleted and a small file: not worth it either (both backends).
+    owed = OwedVacuum(deleted=0, since=time.time())
+    nothing = await run_deferred_vacuum(store, owed=owed, active_session_ids=[])
+    assert (nothing.vacuumed, nothing.vacuum_skipped_reason, nothing.owed) == (
+        False,
+        "below_threshold",
+        None,
+    )
+    none_owed = await run_deferred_vacuum(store, owed=None, active_session_ids=[])
+    assert (none_owed.vacuumed, none_owed.vacuum_skipped_reason) == (False, "not_owed")
+
+
+async def test_a_later_run_settles_what_an_earlier_one_deferred(store: SessionStore) -> None:
+    doomed = [await _session(store, events=20, age_days=400, text_size=4000) for _ in range(6)]
+    first = await run_maintenance(
+        store, app_name=APP, policy=RetentionPolicy(), active_session_ids=["chat"]
+    )
+    assert set(first.deleted_ids) == set(doomed) and first.owed is not None
+    # The next run deletes nothing itself, but the deferred deletions count for the rule.
+    second = await run_maintenance(
+        store, app_name=APP, policy=RetentionPolicy(), active_session_ids=[], owed=first.owed
+    )
+    assert second.deleted == 0
+    assert (second.vacuumed, second.vacuum_skipped_reason, second.owed) == (True, "", None)
+    # Deferred twice: the deletions add up and the first deferral's time is kept.
+    third = await run_maintenance(
+        store, app_name=APP, policy=RetentionPolicy(), active_session_ids=["chat"], owed=first.owed
+    )
+    assert third.owed == OwedVacuum(deleted=6, since=first.owed.since)

@@ -113,3 +113,41 @@ def fresh_python_report(body: str, *, timeout: float = 45.0) -> dict[str, Any]:
     )
     report: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return report
+
+
+_MAINTENANCE_HOLDER = """
+import asyncio, sys
+from services.gateway.locks.redis_chat_lock import RedisChatLock
+
+async def main() -> None:
+    lock = RedisChatLock(sys.argv[1], key_prefix=sys.argv[2], ttl_seconds=float(sys.argv[3]))
+    async with lock.hold_maintenance() as mark:
+        assert mark is not None
+        print("held", flush=True)
+        await asyncio.sleep(3600)
+
+asyncio.run(main())
+"""
+
+
+@contextlib.contextmanager
+def maintenance_mark_holder(
+    redis_url: str, *, key_prefix: str, ttl_seconds: float
+) -> Iterator[subprocess.Popen[str]]:
+    """Another process (a gateway replica, as far as Redis can tell) holding the maintenance
+    mark and renewing it, until the test kills it (``proc.kill()``: SIGKILL, no clean-up)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _MAINTENANCE_HOLDER, redis_url, key_prefix, str(ttl_seconds)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line.strip() == "held", f"the holder did not take the mark: {line!r}"
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()

@@ -213,6 +213,11 @@ export function createClient({
           signal,
         })
       ).session,
+    /** GET /sessions/{id}/images/{sha256}: an image a question of the chat carried,
+     * `{mime_type, data}` (base64), by the sha256 its message's context names. */
+    getImage: async (id, sha256, { signal } = {}) =>
+      (await json("GET", `/sessions/${sid(id)}/images/${encodeURIComponent(sha256)}`, { signal }))
+        .image,
     /** GET /sessions/storage_stats: size_bytes, page_count, freelist_count, session_count, ... */
     storageStats: async ({ signal } = {}) =>
       strip(await json("GET", "/sessions/storage_stats", { signal })),

@@ -1,16 +1,25 @@
 /**
  * What a question is about: the scope chooser (selected papers / current collection / whole
- * library) and the snippets the user pinned from the PDF reader.
+ * library) and the snippets the user pinned from the PDF reader: passages of text, and images
+ * (a figure or region, Zotero's image annotations).
  *
  * Plain data in, plain data out: the Zotero side (src/zotero/) turns Zotero items into
- * `{key, title, parentKey?, parentTitle?}` and reader selections into
- * `{text, pageIndex, pageLabel?, itemKey, title}` first, so this module runs anywhere.
+ * `{key, title, parentKey?, parentTitle?}`, reader selections into
+ * `{text, pageIndex, pageLabel?, itemKey, title}` and image annotations into image snippets
+ * first, so this module runs anywhere.
+ *
+ * An image snippet is `{kind: "image", text (the user's comment, may be empty), item_key, page,
+ * title, image: {mime_type, data?, sha256?, size?}, annotation_key?}`: `data` (base64) once it
+ * is loaded, `sha256` when it came back from a message's `context` (the gateway serves its
+ * bytes by that name). Only loaded images are sent.
  *
  * `chatBody` builds the POST /chat body (services/gateway/routers/chat.py `ChatBody`, which
  * forbids unknown keys): session_id, prompt, mode, active_items, collection_key,
  * collection_name, snippets. `scopeFromContext` restores a scope from a user message's
  * `context` (GET /sessions/{id}) when the user rewinds to or edits that message.
  */
+
+import { base64Size, IMAGE_LIMITS, IMAGE_TYPES, SHA256_RE } from "./images.js";
 
 export const MODES = Object.freeze({
   ITEMS: "items",
@@ -20,6 +29,7 @@ export const MODES = Object.freeze({
 export const LIMITS = Object.freeze({
   items: 500,
   snippets: 10,
+  images: IMAGE_LIMITS.perQuestion,
   snippetChars: 8000,
   title: 500,
   prompt: 20000,
@@ -113,15 +123,49 @@ function normalizeSnippet(s) {
   const text = String(s.text ?? "")
     .trim()
     .slice(0, LIMITS.snippetChars);
-  if (!text) return null;
+  const image = isImageSnippet(s) ? normalizeImage(s.image) : null;
+  if (isImageSnippet(s) ? !image : !text) return null;
   const itemKey = s.item_key ?? s.itemKey ?? "";
   const page = Number(s.page);
-  return {
+  const out = {
     text,
     item_key: validKey(itemKey) ? itemKey : "",
     page: Number.isInteger(page) && page >= 1 && page <= 100000 ? page : null,
     title: title(s.title),
   };
+  if (!image) return out;
+  const annotationKey = s.annotation_key ?? s.annotationKey;
+  return {
+    kind: "image",
+    ...out,
+    image,
+    ...(validKey(annotationKey) ? { annotation_key: annotationKey } : {}),
+  };
+}
+
+export const isImageSnippet = (s) => s?.kind === "image";
+
+/** An image snippet's image: its type and its bytes, or the name to fetch them by. */
+function normalizeImage(image) {
+  if (!image || !IMAGE_TYPES.includes(image.mime_type)) return null;
+  const data = typeof image.data === "string" && base64Size(image.data) > 0 ? image.data : "";
+  const sha256 = SHA256_RE.test(image.sha256 || "") ? image.sha256 : "";
+  if (!data && !sha256) return null;
+  const size = data ? base64Size(data) : Number(image.size) || 0;
+  return {
+    mime_type: image.mime_type,
+    ...(data ? { data } : {}),
+    ...(sha256 ? { sha256 } : {}),
+    ...(size ? { size } : {}),
+  };
+}
+
+/** Whether an image snippet still waits for its bytes (restored from a message's context). */
+export const needsImageData = (s) => isImageSnippet(s) && !s.image.data;
+
+/** The image snippet with its bytes in (after the gateway sent them back). */
+export function withImageData(snippet, { mime_type, data }) {
+  return normalizeSnippet({ ...snippet, image: { ...snippet.image, mime_type, data } });
 }
 
 /**
@@ -139,17 +183,51 @@ export function snippetFromSelection({ text, pageIndex, itemKey, title: t } = {}
   });
 }
 
-const sameSnippet = (a, b) => a.text === b.text && a.item_key === b.item_key && a.page === b.page;
+const imageIdentity = (s) => s.annotation_key || s.image.sha256 || s.image.data;
+const sameSnippet = (a, b) =>
+  isImageSnippet(a) || isImageSnippet(b)
+    ? isImageSnippet(a) && isImageSnippet(b) && imageIdentity(a) === imageIdentity(b)
+    : a.text === b.text && a.item_key === b.item_key && a.page === b.page;
 
-export function canAddSnippet(scope) {
-  return scope.snippets.length < LIMITS.snippets;
+export const imageCount = (scope) => scope.snippets.filter(isImageSnippet).length;
+
+/** Whether another snippet (another image, with `image`) fits the question. */
+export function canAddSnippet(scope, { image = false } = {}) {
+  return scope.snippets.length < LIMITS.snippets && (!image || imageCount(scope) < LIMITS.images);
 }
 
-/** Pin a snippet (ignored when empty, already pinned, or when 10 are pinned). */
+/** Pin a snippet (ignored when empty, already pinned, or when 10, or 3 images, are pinned). */
 export function addSnippet(scope, snippet) {
   const s = normalizeSnippet(snippet);
-  if (!s || !canAddSnippet(scope) || scope.snippets.some((x) => sameSnippet(x, s))) return scope;
+  if (!s || !canAddSnippet(scope, { image: isImageSnippet(s) })) return scope;
+  if (scope.snippets.some((x) => sameSnippet(x, s))) return scope;
   return { ...scope, snippets: [...scope.snippets, s] };
+}
+
+/** A short stand-in for a snippet in render keys (an image's bytes are megabytes). */
+export function snippetSignature(s) {
+  if (!isImageSnippet(s)) return `t|${s.item_key}|${s.page}|${s.text}`;
+  const { data = "", sha256 = "" } = s.image;
+  return `i|${s.item_key}|${s.page}|${s.text}|${sha256}|${data.length}|${data.slice(-24)}`;
+}
+
+/** A short stand-in for a message's context in render keys. */
+export function contextSignature(context) {
+  if (!context) return "";
+  const c = context;
+  return [
+    c.active_mode || "",
+    (c.active_context_items || []).map((i) => i.item_key).join(","),
+    c.active_collection?.key || "",
+    (c.snippets || []).map((x) => snippetSignature({ ...x, image: x.image || {} })).join(";"),
+  ].join("|");
+}
+
+/** Replace the snippet at `index` (an image whose bytes arrived). */
+export function replaceSnippet(scope, index, snippet) {
+  const s = normalizeSnippet(snippet);
+  if (!s) return removeSnippet(scope, index);
+  return { ...scope, snippets: scope.snippets.map((x, k) => (k === index ? s : x)) };
 }
 
 export function removeSnippet(scope, index) {
@@ -172,8 +250,15 @@ export function chatFields(scope) {
     active_items: items,
     collection_key: collection ? collection.key : null,
     collection_name: collection ? collection.name : "",
-    snippets: s.snippets.map((x) => ({ ...x })),
+    snippets: s.snippets.filter((x) => !needsImageData(x)).map(snippetBody),
   };
+}
+
+/** A snippet as POST /chat takes it (`SnippetBody`): an image with its type and bytes. */
+function snippetBody(s) {
+  if (!isImageSnippet(s)) return { ...s };
+  const { annotation_key: _key, image, ...rest } = s;
+  return { ...rest, image: { mime_type: image.mime_type, data: image.data } };
 }
 
 /** The whole POST /chat body; throws on an empty or too long prompt. */
@@ -208,13 +293,16 @@ export function scopeFromContext(context) {
   });
 }
 
-/** The context a just-sent message would show (to keep a local user message editable). */
+/** The context a just-sent message would show (to keep a local user message editable; its
+ * images keep their bytes, so a rewind needs no fetch). */
 export function contextFromScope(scope) {
   const f = chatFields(scope);
   return {
     active_context_items: f.active_items,
     active_collection: f.collection_key ? { key: f.collection_key, name: f.collection_name } : null,
-    snippets: f.snippets,
+    snippets: (scope || createScope()).snippets
+      .filter((x) => !needsImageData(x))
+      .map((x) => ({ ...x, ...(x.image ? { image: { ...x.image } } : {}) })),
   };
 }
 

@@ -10,6 +10,12 @@
  * token file is /harness/token). The gateway is reached at /gateway on the same origin
  * (test-ui/run.mjs proxies it to the real one).
  *
+ * The reader page has a figure with an image annotation around it (the fixture's
+ * `reader.figure`): a right-click opens the annotation context menu with what the plugin's
+ * createAnnotationContextMenu listener appends; Zotero.Annotations' cache image is drawn by
+ * Zotero.PDFWorker.renderAttachmentAnnotations (a PNG made on a canvas) and read back with
+ * IOUtils.read, the calls the plugin makes in Zotero.
+ *
  * window.zh exposes the shim to the Playwright runner; `zh.opened` records every
  * Zotero.Reader.open as {itemKey, page}.
  */
@@ -22,7 +28,15 @@ const doc = document;
 const h = createH(doc);
 const $ = (id) => doc.getElementById(id);
 
-const zh = { opened: [], readerOpens: [], log: [], ready: null, copied: [], notes: [] };
+const zh = {
+  opened: [],
+  readerOpens: [],
+  log: [],
+  ready: null,
+  copied: [],
+  notes: [],
+  rendered: [],
+};
 window.zh = zh;
 
 const DATA_DIR = "/harness/Zotero";
@@ -70,6 +84,33 @@ async function start() {
     isPDFAttachment: () => true,
   });
   const collectionByKey = (key) => collections.find((c) => c.key === key) || null;
+
+  // ---------------------------------------------------------------- the figure's annotation
+
+  const figure = fixture.reader?.figure || null;
+  const cacheFiles = new Map(); // Zotero's <data dir>/cache/library/<key>.png
+  const cachePath = ({ key }) => `${DATA_DIR}/cache/library/${key}.png`;
+  const zAnnotation = () => {
+    const it = byKey.get(fixture.reader.itemKey);
+    return {
+      id: 7000,
+      key: figure.annotationKey,
+      libraryID: 1,
+      parentID: 1000 + it.id,
+      parentItem: zAttachment(it),
+      annotationType: "image",
+      annotationComment: figure.comment || "",
+      annotationPageLabel: String(fixture.reader.page),
+      annotationPosition: JSON.stringify({ pageIndex: fixture.reader.page - 1, rects: [] }),
+    };
+  };
+
+  /** The figure as Zotero's PDF worker renders an image annotation: a PNG. */
+  async function renderFigure() {
+    const canvas = drawFigure(doc.createElement("canvas"));
+    const blob = await new Promise((resolve) => canvas.toBlob(resolve, "image/png"));
+    return new Uint8Array(await blob.arrayBuffer());
+  }
 
   // ---------------------------------------------------------------- Zotero shim
 
@@ -193,8 +234,24 @@ async function start() {
         showNote(this.html);
       }
     },
+    Annotations: {
+      getCacheImagePath: (item) => cachePath(item),
+      hasCacheImage: async (item) => cacheFiles.has(cachePath(item)),
+    },
+    PDFWorker: {
+      renderAttachmentAnnotations: async (attachmentID) => {
+        zh.rendered.push(attachmentID);
+        if (figure) cacheFiles.set(cachePath({ key: figure.annotationKey }), await renderFigure());
+        return figure ? 1 : 0;
+      },
+    },
     Items: {
-      getByLibraryAndKey: (_lib, key) => (byKey.has(key) ? zItem(byKey.get(key)) : false),
+      getByLibraryAndKey: (_lib, key) =>
+        figure && key === figure.annotationKey
+          ? zAnnotation()
+          : byKey.has(key)
+            ? zItem(byKey.get(key))
+            : false,
       getByLibraryAndKeyAsync: async (_lib, key) => {
         if (byKey.has(key)) return zItem(byKey.get(key));
         const it = items.find((x) => x.attachmentKey === key);
@@ -243,6 +300,11 @@ async function start() {
   zh.Zotero = Zotero;
 
   const IOUtils = {
+    read: async (path) => {
+      if (!cacheFiles.has(path))
+        throw new Error(`NotFoundError: Could not open the file at ${path}`);
+      return cacheFiles.get(path);
+    },
     readUTF8: async (path) => {
       if (path !== TOKEN_FILE) throw new Error(`NotFoundError: Could not open the file at ${path}`);
       const res = await fetch("/harness/token", { cache: "no-store" });
@@ -361,9 +423,101 @@ async function start() {
     $("zw-page").replaceChildren(
       known && r.heading ? h("h2", {}, [r.heading]) : null,
       ...paragraphs.map((p) => h("p", {}, [p])),
+      known && figure ? figureNode() : null,
       h("div", { class: "zw-folio" }, [String(r.page || 1)]),
     );
   }
+
+  /** The page's figure, framed as Zotero frames an image annotation. */
+  function figureNode() {
+    const canvas = drawFigure(doc.createElement("canvas"));
+    return h(
+      "figure",
+      {
+        class: "zw-figure",
+        id: "zw-figure",
+        "data-annotation-key": figure.annotationKey,
+        on: { contextmenu: (e) => openAnnotationMenu(e) },
+      },
+      [canvas, h("figcaption", {}, [figure.caption || ""])],
+    );
+  }
+
+  /** A line chart: deviance by iteration of two optimizers. */
+  function drawFigure(canvas) {
+    canvas.width = 480;
+    canvas.height = 240;
+    const g = canvas.getContext("2d");
+    g.fillStyle = "#fff";
+    g.fillRect(0, 0, 480, 240);
+    g.strokeStyle = "#333";
+    g.lineWidth = 1.5;
+    g.beginPath();
+    g.moveTo(50, 20);
+    g.lineTo(50, 200);
+    g.lineTo(460, 200);
+    g.stroke();
+    g.font = "12px sans-serif";
+    g.fillStyle = "#333";
+    g.fillText("deviance", 4, 16);
+    g.fillText("iteration", 400, 226);
+    const curves = [
+      ["#2e6fd8", (x) => 160 * Math.exp(-x / 60), "BOBYQA"],
+      ["#d8792e", (x) => 150 * Math.exp(-x / 140) + 6, "Nelder-Mead"],
+    ];
+    curves.forEach(([color, f, label], k) => {
+      g.strokeStyle = color;
+      g.lineWidth = 2.5;
+      g.beginPath();
+      for (let x = 0; x <= 400; x += 4) g.lineTo(52 + x, 190 - f(x));
+      g.stroke();
+      g.fillStyle = color;
+      g.fillText(label, 360, 40 + 18 * k);
+    });
+    return canvas;
+  }
+
+  /** Zotero's annotation context menu: what the createAnnotationContextMenu listeners append. */
+  function openAnnotationMenu(e) {
+    e?.preventDefault?.();
+    const it = byKey.get(fixture.reader.itemKey);
+    const items = [];
+    const event = {
+      type: "createAnnotationContextMenu",
+      reader: { _item: zAttachment(it), _window: window },
+      params: { ids: [figure.annotationKey], currentID: figure.annotationKey, x: 0, y: 0 },
+      append: (...menuItems) => items.push(...menuItems),
+    };
+    for (const l of Zotero.Reader.listeners)
+      if (l.type === "createAnnotationContextMenu") l.handler(event);
+    const menu = $("zw-annotation-menu");
+    menu.replaceChildren(
+      h("button", { type: "button", class: "zw-menuitem", disabled: true }, ["Add to Note"]),
+      ...items.map((item) =>
+        h(
+          "button",
+          {
+            type: "button",
+            class: "zw-menuitem zw-plugin-menuitem",
+            on: {
+              click: () => {
+                menu.hidden = true;
+                item.onCommand();
+              },
+            },
+          },
+          [item.label],
+        ),
+      ),
+    );
+    const host = $("zw-reader").getBoundingClientRect();
+    const rect = $("zw-figure").getBoundingClientRect();
+    menu.style.left = `${rect.left - host.left + 60}px`;
+    menu.style.top = `${rect.top - host.top + 60}px`;
+    menu.hidden = false;
+    return items.length;
+  }
+  zh.openAnnotationMenu = () => openAnnotationMenu(null);
 
   function openReader(itemKey, page) {
     const base =
@@ -418,6 +572,7 @@ async function start() {
     $("zw-library").hidden = tab !== "library";
     $("zw-reader").hidden = tab !== "reader";
     $("zw-popup").hidden = true;
+    $("zw-annotation-menu").hidden = true;
     notify("select", "tab", [window.Zotero_Tabs.selectedID]);
   }
 

@@ -265,7 +265,11 @@ async function main() {
   const results = {};
 
   try {
-    await step("open the pane", async () => {
+    await step("open the pane: a user without chats gets a first one, once", async () => {
+      check(
+        (await api("GET", "/sessions")).sessions.length === 0,
+        "the stack should start without chats",
+      );
       await page.goto(`${server.url}/`);
       await page.waitForFunction(() => window.zh && window.zh.pane);
       await page.evaluate(() => window.zh.ready);
@@ -274,21 +278,44 @@ async function main() {
         phase === "ready",
         `the pane did not connect to the gateway (phase ${phase}): ${JSON.stringify((await state()).notice)}`,
       );
+      const first = (await state()).session;
+      const listed = (await api("GET", "/sessions")).sessions;
+      check(
+        first && listed.length === 1 && listed[0].id === first.id,
+        `the pane opened ${JSON.stringify(first)}; the gateway lists ${JSON.stringify(listed)}`,
+      );
+      const shown = await page.locator(`${pane} .zc-title-btn .zc-title-text`).innerText();
+      check(
+        shown === localization("en-US").t("zocrates-sessions-default-title"),
+        `the header shows "${shown}", not the first chat`,
+      );
+      await shot("first-session.png");
+      // a reload (the pane opened again) opens the same chat and makes no other
+      await page.reload();
+      await page.waitForFunction(() => window.zh && window.zh.pane);
+      await page.evaluate(() => window.zh.ready);
+      const again = (await state()).session;
+      const after = (await api("GET", "/sessions")).sessions;
+      check(
+        again?.id === first.id && after.length === 1,
+        `after a reload: open ${again?.id}, ${after.length} chats (first ${first.id})`,
+      );
+      results.firstSession = first.id;
       await textareaEnabled("after opening");
     });
 
-    await step("create a session", async () => {
+    await step("New chat on the empty first chat keeps it (no second empty chat)", async () => {
       const before = (await state()).session?.id || null;
       await page.locator(`${pane} .zc-new-chat`).click();
       await page.waitForFunction((id) => {
         const s = window.zh.controller.state;
-        return s.session && s.session.id !== id && s.messages.length === 0;
+        return s.session && s.session.id === id && s.messages.length === 0;
       }, before);
       const s = await state();
       const listed = (await api("GET", "/sessions")).sessions.map((x) => x.id);
       check(
-        listed.includes(s.session.id),
-        `the new session ${s.session.id} is not in GET /sessions`,
+        listed.length === 1 && listed[0] === s.session.id,
+        `GET /sessions lists ${JSON.stringify(listed)}, the pane has ${s.session.id}`,
       );
       results.sessionId = s.session.id;
       const scopeMode = await page
@@ -741,6 +768,92 @@ async function main() {
         !(await page.locator(`${pane} .zc-editing`).isVisible()),
         "Escape did not cancel the edit",
       );
+    });
+
+    await step("pin an image annotation from the reader and ask about it", async () => {
+      const figure = fixture.reader?.figure;
+      check(figure?.annotationKey, "the shim library has no figure on its reader page");
+      await page.evaluate(() =>
+        window.zh.openReader(window.zh.fixture.reader.itemKey, window.zh.fixture.reader.page),
+      );
+      await page.locator("#zw-figure").scrollIntoViewIfNeeded();
+      await page.locator("#zw-figure").click({ button: "right" });
+      const item = page.locator("#zw-annotation-menu .zw-plugin-menuitem");
+      await item.waitFor({ state: "visible" });
+      check(
+        (await item.innerText()) === "Ask Zocrates about this image",
+        `the annotation menu offers "${await item.innerText()}"`,
+      );
+      await shot("image-annotation-menu.png");
+      await item.click();
+      const thumb = page.locator(`${pane} .zc-image-chip img.zc-chip-thumb`);
+      await thumb.waitFor({ state: "visible" });
+      const chip = await page.locator(`${pane} .zc-image-chip`).evaluate((c) => ({
+        src: c.querySelector("img").getAttribute("src").slice(0, 22),
+        width: c.querySelector("img").naturalWidth,
+        text: c.querySelector(".zc-chip-text").textContent,
+        page: c.querySelector(".zc-chip-page")?.textContent,
+      }));
+      check(
+        chip.src === "data:image/png;base64," && chip.width === 480,
+        `the chip's thumbnail is not the figure: ${JSON.stringify(chip)}`,
+      );
+      check(
+        chip.text.includes(figure.comment.slice(0, 20)) &&
+          chip.page === `p. ${fixture.reader.page}`,
+        `the chip does not show the annotation's comment and page: ${JSON.stringify(chip)}`,
+      );
+      const rendered = await page.evaluate(() => window.zh.rendered.length);
+      check(rendered === 1, "the image was not drawn through Zotero.PDFWorker first");
+      await page.evaluate(() => window.zh.showLibrary());
+      await shot("image-snippet.png");
+      await ask("What does this figure show?");
+      if ((await waitStatus(["paused", "completed"])) === "paused") {
+        await page.locator(`${lastAssistant} >> [data-action="synthesize"]`).click();
+        await waitStatus(["completed"]);
+      }
+      let user = null;
+      for (let k = 0; k < 50 && !user; k++) {
+        const session = (await api("GET", `/sessions/${results.sessionId}`)).session;
+        user = session.messages.filter((m) => m.role === "user").at(-1);
+        if (user?.text !== "What does this figure show?") user = null;
+        if (!user) await page.waitForTimeout(200);
+      }
+      const [sent] = user?.context?.snippets || [];
+      check(
+        sent?.kind === "image" &&
+          /^[0-9a-f]{64}$/.test(sent.image?.sha256 || "") &&
+          sent.image.data === undefined &&
+          sent.page === fixture.reader.page,
+        `the question's context does not name the image: ${JSON.stringify(sent)}`,
+      );
+      const image = (await api("GET", `/sessions/${results.sessionId}/images/${sent.image.sha256}`))
+        .image;
+      check(image.mime_type === "image/png", `the gateway sent back ${image.mime_type}`);
+      const scope = await page
+        .locator(`${pane} .zocrates-message.user >> nth=-1`)
+        .locator(".zc-user-scope")
+        .innerText();
+      check(/1 pinned image/.test(scope), `the question's scope line reads "${scope}"`);
+      await page.locator(lastAssistant).evaluate((b) => b.scrollIntoView({ block: "end" }));
+      await shot("image-snippet-answer.png");
+      // reloaded, then edited: the image comes back from the gateway, thumbnail and all
+      await page.reload();
+      await page.waitForFunction(() => window.zh && window.zh.pane);
+      await page.evaluate(() => window.zh.ready);
+      await page.waitForFunction(() => window.zh.controller.state.messages.length > 0);
+      const question = page.locator(`${pane} .zocrates-message.user >> nth=-1`);
+      await question.hover();
+      await question.locator(".zc-edit").click();
+      await page.locator(`${pane} .zc-image-chip img.zc-chip-thumb`).waitFor({ state: "visible" });
+      const restored = await page.evaluate(() => window.zh.controller.state.scope.snippets);
+      check(
+        restored.length === 1 && restored[0].image.data === image.data,
+        "editing did not bring the image back with its bytes",
+      );
+      await page.locator(textarea).press("Escape");
+      await page.locator(`${pane} .zc-image-chip .zc-chip-remove`).click();
+      results.image = { sha256: sent.image.sha256, size: sent.image.size };
     });
 
     await step("the gateway is down: an actionable message", async () => {

@@ -95,11 +95,18 @@ export function fakeZotero({
 }
 
 export function fakeFiles(files = {}) {
+  const missing = (path) => new Error(`NotFoundError: Could not open the file at ${path}`);
   return {
     IOUtils: {
       readUTF8: async (path) => {
-        if (!(path in files)) throw new Error(`NotFoundError: Could not open the file at ${path}`);
+        if (!(path in files)) throw missing(path);
         return files[path];
+      },
+      /** A file's bytes (a Uint8Array, as Gecko's IOUtils.read). */
+      read: async (path) => {
+        if (!(path in files)) throw missing(path);
+        const value = files[path];
+        return value instanceof Uint8Array ? value : new TextEncoder().encode(value);
       },
     },
     PathUtils: { join: (...parts) => parts.join("/").replace(/\/+/g, "/") },

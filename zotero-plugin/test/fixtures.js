@@ -272,3 +272,52 @@ export function jsonResponse(body, status = 200) {
     headers: { "content-type": "application/json" },
   });
 }
+
+/** An image snippet's bytes (a PNG signature and a little more), base64, and their sha256. */
+export const PNG_BASE64 =
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg==";
+export const PNG_SHA256 = "a".repeat(64);
+
+/** An image snippet as the plugin pins it from an image annotation. */
+export function imageSnippet(overrides = {}) {
+  return {
+    kind: "image",
+    text: "Figure 2: profile zeta",
+    item_key: "ABCD2345",
+    page: 4,
+    title: "lme4",
+    image: { mime_type: "image/png", data: PNG_BASE64 },
+    annotation_key: "ANNO2345",
+    ...overrides,
+  };
+}
+
+/** GET /sessions/{id} of a completed turn that carried an image snippet (context: metadata). */
+export function imageSession() {
+  const session = pausedSession();
+  const [question] = session.messages;
+  return {
+    ...session,
+    messages: [
+      {
+        ...question,
+        context: {
+          active_mode: "library",
+          active_context_items: null,
+          active_collection: null,
+          snippets: [
+            {
+              kind: "image",
+              text: "Figure 2: profile zeta",
+              item_key: "ABCD2345",
+              page: 4,
+              title: "lme4",
+              image: { mime_type: "image/png", size: 70, sha256: PNG_SHA256, part: 1 },
+            },
+          ],
+        },
+      },
+    ],
+    pending_hitl: null,
+  };
+}

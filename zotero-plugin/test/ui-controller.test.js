@@ -8,11 +8,16 @@ import {
   restoredScope,
   userMessageFor,
 } from "../src/ui/controller.js";
+import { createSessionStarter } from "../src/ui/first-session.js";
 import {
   CITATIONS,
   chatStreamPaused,
+  imageSession,
+  imageSnippet,
   INVOCATION,
   pausedSession,
+  PNG_BASE64,
+  PNG_SHA256,
   resumeStreamCompleted,
   SESSION_ID,
 } from "./fixtures.js";
@@ -37,18 +42,26 @@ function fakeClient({
   refuseResume = null,
   down = false,
   gate = null,
+  images = {},
 } = {}) {
   const calls = [];
   const store = new Map();
   if (session) store.set(session.id, session);
   const fail = (code, status = 0) => new GatewayError({ code, status, message: code });
   let created = 0;
+  const made = []; // manifests of the sessions createSession made (listed from then on)
   const c = {
     calls,
+    images,
     listSessions: async () => {
       calls.push(["listSessions"]);
       if (down) throw fail("gateway_down");
-      return sessions;
+      return [...sessions, ...made.filter((m) => store.has(m.id))];
+    },
+    getImage: async (id, sha256) => {
+      calls.push(["getImage", id, sha256]);
+      if (!images[sha256]) throw fail("image_not_found", 404);
+      return images[sha256];
     },
     getSession: async (id) => {
       calls.push(["getSession", id]);
@@ -66,6 +79,7 @@ function fakeClient({
         pending_hitl: null,
       };
       store.set(s.id, s);
+      made.push({ id: s.id, title, created_at: 2e9, updated_at: 2e9, event_count: 0 });
       return s;
     },
     renameSession: async (id, title) => {
@@ -116,12 +130,55 @@ const SELECTION = {
 };
 
 describe("controller: sessions", () => {
-  test("init with no chats: ready, nothing open", async () => {
-    const { controller, state } = setup();
+  test("init with no chats: the first one is made and opened", async () => {
+    const { controller, client, state, prefs } = setup();
     await controller.init();
     assert.equal(state().phase, "ready");
-    assert.equal(state().session, null);
+    assert.equal(state().session.id, "s-new-1");
+    assert.equal(state().session.title, "New Chat");
+    assert.deepEqual(
+      state().sessions.map((s) => s.id),
+      ["s-new-1"],
+    );
+    assert.equal(prefs.get("lastSessionID"), "s-new-1");
     assert.deepEqual(state().messages, []);
+    // opened again (Retry, a reload): the chat is there now, none is added
+    await controller.init();
+    assert.equal(state().session.id, "s-new-1");
+    assert.equal(client.calls.filter((c) => c[0] === "createSession").length, 1);
+  });
+
+  test("two windows opening at once share one first chat", async () => {
+    const client = fakeClient();
+    const firstSession = createSessionStarter();
+    const panes = [0, 1].map(() =>
+      createChatController({ getClient: () => client, prefs: memoryPrefs(), firstSession }),
+    );
+    await Promise.all(panes.map((p) => p.init()));
+    assert.equal(client.calls.filter((c) => c[0] === "createSession").length, 1);
+    assert.deepEqual(
+      panes.map((p) => p.state.session.id),
+      ["s-new-1", "s-new-1"],
+    );
+    // a third window opened later finds it
+    const later = createChatController({ getClient: () => client, firstSession });
+    await later.init();
+    assert.equal(later.state.session.id, "s-new-1");
+    assert.equal(client.calls.filter((c) => c[0] === "createSession").length, 1);
+  });
+
+  test("a user who deleted every chat gets a fresh one when the pane is shown, or asks", async () => {
+    const { controller, client, state } = setup({ chat: resumeStreamCompleted() });
+    await controller.init();
+    await controller.deleteSession("s-new-1");
+    assert.equal(state().session, null, "nothing is made behind the user's back");
+    assert.equal(await controller.showing(), true);
+    assert.equal(state().session.id, "s-new-2");
+    assert.equal(await controller.showing(), false, "a chat is open: nothing to do");
+    await controller.deleteSession("s-new-2");
+    assert.equal(await controller.send("How does lmer choose its optimizer?"), true);
+    assert.equal(state().session.id, "s-new-3");
+    assert.equal(client.calls.filter((c) => c[0] === "createSession").length, 3);
   });
 
   test("init opens the last used chat and redraws its pending checkpoint", async () => {
@@ -444,5 +501,85 @@ describe("controller: scope and snippets", () => {
     assert.equal(state().scope.snippets.length, 1);
     controller.removeSnippet(0);
     assert.equal(state().scope.snippets.length, 0);
+  });
+});
+
+describe("controller: image snippets", () => {
+  test("an image is pinned once, three at most, and sent with its bytes", async () => {
+    const { controller, client, state } = setup({ chat: resumeStreamCompleted() });
+    await controller.init();
+    assert.equal(controller.pinSnippet(imageSnippet()), true);
+    assert.equal(controller.pinSnippet(imageSnippet()), false, "the same annotation again");
+    controller.pinSnippet(imageSnippet({ annotation_key: "ANNO3456" }));
+    controller.pinSnippet(imageSnippet({ annotation_key: "ANNO4567" }));
+    assert.equal(controller.pinSnippet(imageSnippet({ annotation_key: "ANNO5678" })), false);
+    assert.match(state().notice.message, /At most 3 images/);
+    assert.equal(
+      controller.pinSnippet({ text: "a passage", item_key: "ABCD2345", page: 2 }),
+      true,
+      "passages still fit",
+    );
+    await controller.send("What do these figures show?");
+    const body = client.calls.find((c) => c[0] === "chat")[1];
+    assert.equal(body.snippets.length, 4);
+    assert.deepEqual(body.snippets[0], {
+      kind: "image",
+      text: "Figure 2: profile zeta",
+      item_key: "ABCD2345",
+      page: 4,
+      title: "lme4",
+      image: { mime_type: "image/png", data: PNG_BASE64 },
+    });
+    // the local question keeps the bytes: rewinding it needs no fetch
+    assert.equal(state().messages[0].context.snippets[0].image.data, PNG_BASE64);
+  });
+
+  test("rewind and edit bring an image back by its sha256, and send waits for it", async () => {
+    const { controller, client, state } = setup(
+      {
+        sessions: [{ id: SESSION_ID }],
+        session: imageSession(),
+        chat: resumeStreamCompleted(),
+        images: { [PNG_SHA256]: { mime_type: "image/png", data: PNG_BASE64 } },
+      },
+      memoryPrefs({ lastSessionID: SESSION_ID }),
+    );
+    await controller.init();
+    const user = state().messages[0];
+    assert.equal(controller.startEdit(user.id), true);
+    const [restored] = state().scope.snippets;
+    assert.equal(restored.kind, "image");
+    assert.equal(restored.image.data, undefined, "the chip waits for the bytes");
+    assert.ok(state().imagesLoading);
+    await controller.send("What does the figure show, really?");
+    assert.deepEqual(
+      client.calls.find((c) => c[0] === "getImage"),
+      ["getImage", SESSION_ID, PNG_SHA256],
+    );
+    const body = client.calls.find((c) => c[0] === "chat")[1];
+    assert.deepEqual(body.snippets[0].image, { mime_type: "image/png", data: PNG_BASE64 });
+  });
+
+  test("an image that cannot come back is unpinned, with a notice", async () => {
+    const { controller, state } = setup(
+      { sessions: [{ id: SESSION_ID }], session: imageSession() },
+      memoryPrefs({ lastSessionID: SESSION_ID }),
+    );
+    await controller.init();
+    assert.equal(await controller.rewindTo(state().messages[0].id), true);
+    await state().imagesLoading;
+    assert.equal(state().scope.snippets.length, 0);
+    assert.match(state().notice.message, /could not be brought back/);
+  });
+});
+
+describe("controller: notices", () => {
+  test("a chat held back by maintenance, like one during start-up, can be retried", async () => {
+    const { noticeFrom } = await import("../src/ui/controller.js");
+    for (const code of ["maintenance_running", "starting_up", "session_busy"]) {
+      const notice = noticeFrom({ code, message: "Session maintenance is running." });
+      assert.deepEqual(notice.actions, ["retry"], code);
+    }
+    assert.deepEqual(noticeFrom({ code: "no_such_code" }).actions, []);
   });
 });

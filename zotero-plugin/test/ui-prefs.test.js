@@ -8,9 +8,20 @@ import { localization } from "./l10n-fixture.js";
 
 const BODY = {
   path: "/z/zocrates-data/zocrates_config.json",
-  config: { coordinator_model: "offline", hitl_enabled: true, session_retention_days: 180 },
+  config: {
+    coordinator_model: "offline",
+    synthesizer_thinking: "medium",
+    hitl_enabled: true,
+    session_retention_days: 180,
+  },
   reference: [
     { key: "coordinator_model", type: "str", default: "offline", description: "server text" },
+    {
+      key: "synthesizer_thinking",
+      type: "Literal['off', 'low', 'medium', 'high']",
+      default: "high",
+      description: "server text",
+    },
     { key: "hitl_enabled", type: "bool", default: true, description: "server text" },
     { key: "session_retention_days", type: "int | None", default: 180, description: "x" },
     { key: "brand_new_key", type: "str", default: "", description: "A newer gateway's key." },
@@ -121,5 +132,21 @@ describe("the settings pane", () => {
       "Delete chats not used for (days)",
     );
     view.destroy();
+  });
+
+  test("a setting with listed values is a choice, its values in the user's language", async () => {
+    const { root } = await mount("de");
+    const select = root.querySelector("#zocrates-config-synthesizer_thinking");
+    assert.equal(select.tagName, "SELECT");
+    assert.deepEqual(
+      [...select.querySelectorAll("option")].map((o) => [o.value, o.textContent]),
+      [
+        ["off", "Aus (Voreinstellung des Modells)"],
+        ["low", "Wenig"],
+        ["medium", "Mittel"],
+        ["high", "Viel"],
+      ],
+    );
+    assert.equal(select.value, "medium");
   });
 });

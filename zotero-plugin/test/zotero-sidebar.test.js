@@ -4,6 +4,7 @@ import { describe, test } from "node:test";
 import { createApp } from "../src/zotero/app.js";
 import { findDock, mountSidebar, zoteroSelection } from "../src/zotero/sidebar.js";
 import { fakeFiles, fakeZotero } from "./fake-zotero.js";
+import { PNG_BASE64 } from "./fixtures.js";
 import { readResources } from "./l10n-fixture.js";
 
 const item = (key, title, parent = null) => ({
@@ -73,7 +74,7 @@ describe("sidebar: docking and selection", () => {
 });
 
 describe("app: the reader's text selection and the preferences", () => {
-  function setup() {
+  function setup(files = {}) {
     const z = fakeZotero();
     const listeners = [];
     z.Zotero.Reader = {
@@ -86,7 +87,7 @@ describe("app: the reader's text selection and the preferences", () => {
       rootURI: "file:///p/",
       l10nResources: readResources(),
       fetch: async () => ({ ok: true, status: 200, text: async () => "{}" }),
-      ...fakeFiles({}),
+      ...fakeFiles(files),
     });
     return { z, app, listeners };
   }
@@ -98,8 +99,68 @@ describe("app: the reader's text selection and the preferences", () => {
     assert.equal(app.data.prefPaneID, "plugin-pane-1");
     assert.deepEqual(
       listeners.map((l) => [l.type, l.pluginID]),
-      [["renderTextSelectionPopup", "zocrates@zocrates.dev"]],
+      [
+        ["renderTextSelectionPopup", "zocrates@zocrates.dev"],
+        ["createAnnotationContextMenu", "zocrates@zocrates.dev"],
+      ],
     );
+  });
+
+  test("an image annotation's context menu pins its image; other annotations get nothing", async () => {
+    const png = new Uint8Array(Buffer.from(PNG_BASE64, "base64"));
+    const { app, z } = setup({ "/cache/ANNO2345.png": png });
+    const paper = { key: "ABCD2345", getDisplayTitle: () => "lme4" };
+    const attachment = { id: 12, key: "ATTA2345", libraryID: 1, parentItem: paper };
+    const annotations = {
+      ANNO2345: {
+        key: "ANNO2345",
+        parentID: 12,
+        parentItem: attachment,
+        annotationType: "image",
+        annotationComment: "",
+        annotationPosition: '{"pageIndex": 6}',
+      },
+      HIGH2345: { key: "HIGH2345", annotationType: "highlight" },
+    };
+    z.Zotero.Items = { getByLibraryAndKey: (_lib, key) => annotations[key] || false };
+    z.Zotero.Annotations = {
+      hasCacheImage: async () => true,
+      getCacheImagePath: ({ key }) => `/cache/${key}.png`,
+    };
+    const pinned = [];
+    const notes = [];
+    const win = z.windows[0];
+    app.data.windows.set(win, { pinSnippet: (s) => pinned.push(s), notify: (m) => notes.push(m) });
+    const reader = { _item: attachment, _window: win };
+    const menu = [];
+    app.annotationContextMenu({
+      reader,
+      params: { ids: ["HIGH2345"] },
+      append: (i) => menu.push(i),
+    });
+    assert.deepEqual(menu, [], "a highlight: no item");
+    app.annotationContextMenu({
+      reader,
+      params: { ids: ["ANNO2345"] },
+      append: (i) => menu.push(i),
+    });
+    assert.equal(menu.length, 1);
+    assert.equal(menu[0].label, "Ask Zocrates about this image");
+    menu[0].onCommand();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.deepEqual(
+      pinned.map((s) => [s.kind, s.item_key, s.page, s.image.data]),
+      [["image", "ABCD2345", 7, PNG_BASE64]],
+    );
+    // an image Zotero cannot give: the pane says so, in words
+    z.Zotero.Annotations.hasCacheImage = async () => false;
+    z.Zotero.PDFWorker = {
+      renderAttachmentAnnotations: async () => {
+        throw new Error("Item must be a PDF attachment");
+      },
+    };
+    assert.equal(await app.pinImages([{ libraryID: 1, key: "ANNO2345" }], win), 0);
+    assert.match(notes[0], /Zotero could not give the image of that annotation \(no_image\)/);
   });
 
   test("the popup gets “Ask Zocrates about this”, the pane is told, a click pins the passage", () => {

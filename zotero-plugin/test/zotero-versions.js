@@ -31,7 +31,11 @@
  * across plugins), MozXULElement.insertFTLIfNeeded, PreferencePanes.register, the main window's
  * #tabs-deck / #zotero-context-splitter / #zotero-context-pane box, Zotero.Reader.open(itemID,
  * {pageIndex}) and getByTabID, the renderTextSelectionPopup event ({reader, doc, params:
- * {annotation}, append}), Zotero.Items, Zotero.Notifier's tab events, Zotero_Tabs.
+ * {annotation}, append}), the createAnnotationContextMenu event ({reader, params: {ids},
+ * append({label, onCommand})}), an annotation item's annotationType / annotationComment /
+ * annotationPosition, Zotero.Annotations.hasCacheImage / getCacheImagePath (xpcom/annotations.js),
+ * Zotero.PDFWorker.renderAttachmentAnnotations(attachmentID) (xpcom/pdfWorker/manager.js),
+ * Zotero.Items, Zotero.Notifier's tab events, Zotero_Tabs.
  *
  * ``zoteroSurface(major, options)`` builds Zotero, its main window and the plugin sandbox's
  * globals with exactly that surface. Every object is a recording proxy: a name that the
@@ -89,12 +93,21 @@ const MAIN_WINDOW = `<!DOCTYPE html>
 /**
  * @param {7|8|9|10} major
  * @param {{items?: object[], collection?: object, prefs?: object, dataDir?: string,
- *          tab?: {type: string, id: string}}} options
+ *          tab?: {type: string, id: string}, annotations?: object[]}} options
  *   items: `{id, key, title, attachment?: {id, key}}`, the first ones selected
+ *   annotations: `{key, attachmentKey, type, comment, pageIndex, cached}` (cached: Zotero has
+ *   drawn its image into the cache, else renderAttachmentAnnotations draws it)
  */
 export function zoteroSurface(
   major,
-  { items = [], collection = null, prefs = {}, dataDir = "/home/me/Zotero", tab = null } = {},
+  {
+    items = [],
+    collection = null,
+    prefs = {},
+    dataDir = "/home/me/Zotero",
+    tab = null,
+    annotations = [],
+  } = {},
 ) {
   const info = ZOTERO_VERSIONS.find((v) => v.major === major);
   if (!info) throw new Error(`no surface for Zotero ${major}`);
@@ -140,6 +153,28 @@ export function zoteroSurface(
   };
   const zItems = items.map((spec) => makeItem(spec));
   const selected = zItems.slice(0, Math.max(1, Math.min(2, zItems.length)));
+  // Annotation items: children of an attachment, as xpcom/data/item.js has them.
+  const drawn = new Set(annotations.filter((a) => a.cached).map((a) => a.key));
+  for (const [k, spec] of annotations.entries()) {
+    const attachment = byKey.get(`1/${spec.attachmentKey}`);
+    const annotation = rec(
+      {
+        id: 900 + k,
+        key: spec.key,
+        libraryID: 1,
+        parentID: attachment.id,
+        parentItem: attachment,
+        annotationType: spec.type || "image",
+        annotationComment: spec.comment || "",
+        annotationPageLabel: String((spec.pageIndex ?? 0) + 1),
+        annotationPosition: JSON.stringify({ pageIndex: spec.pageIndex ?? 0, rects: [] }),
+      },
+      "annotation",
+    );
+    byID.set(annotation.id, annotation);
+    byKey.set(`1/${annotation.key}`, annotation);
+  }
+  const cachePath = ({ key }) => `${dataDir}/cache/library/${key}.png`;
 
   // ---- the main window ----
   const { window: dom, document } = parseHTML(MAIN_WINDOW);
@@ -344,7 +379,28 @@ export function zoteroSurface(
       { registerSection: () => "section", unregisterSection: () => true },
       "Zotero.ItemPaneManager",
     ),
-    PDFWorker: rec({}, "Zotero.PDFWorker"),
+    PDFWorker: rec(
+      {
+        renderAttachmentAnnotations: async (itemID) => {
+          call("Zotero.PDFWorker.renderAttachmentAnnotations", itemID);
+          let rendered = 0;
+          for (const a of byID.values())
+            if (a.parentID === itemID && a.annotationType === "image" && !drawn.has(a.key)) {
+              drawn.add(a.key);
+              rendered += 1;
+            }
+          return rendered;
+        },
+      },
+      "Zotero.PDFWorker",
+    ),
+    Annotations: rec(
+      {
+        getCacheImagePath: (item) => cachePath(item),
+        hasCacheImage: async (item) => drawn.has(item.key),
+      },
+      "Zotero.Annotations",
+    ),
     ...(major >= 8
       ? {
           MenuManager: rec(
@@ -396,6 +452,21 @@ export function zoteroSurface(
       return appended;
     },
     item: (key) => byKey.get(`1/${key}`),
+    /** Where Zotero keeps an image annotation's PNG (Zotero.Annotations.getCacheImagePath). */
+    cachePath: (key) => cachePath({ key }),
+    /** The reader's annotation context menu for these annotation ids: the items appended. */
+    annotationMenu(attachment, ids) {
+      const appended = [];
+      const event = {
+        type: "createAnnotationContextMenu",
+        reader: rec({ _item: attachment, itemID: attachment.id, _window: win }, "reader"),
+        params: { ids, currentID: ids[0], x: 10, y: 10 },
+        append: (...menuItems) => appended.push(...menuItems),
+      };
+      for (const l of readerListeners)
+        if (l.type === "createAnnotationContextMenu") l.handler(event);
+      return appended;
+    },
   };
   return { Zotero, window: win, ...helpers };
 }

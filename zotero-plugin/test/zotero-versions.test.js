@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import vm from "node:vm";
 import { buildPlugin } from "../scripts/build.mjs";
 import { readZip } from "../scripts/zip.mjs";
-import { ANSWER, jsonResponse, pausedSession, SESSION_ID } from "./fixtures.js";
+import { ANSWER, jsonResponse, pausedSession, PNG_BASE64, SESSION_ID } from "./fixtures.js";
 import { fakeFiles } from "./fake-zotero.js";
 import { ZOTERO_VERSIONS, zoteroSurface } from "./zotero-versions.js";
 
@@ -35,6 +35,13 @@ const BRMS = {
   attachment: { id: 22, key: "ATTB7890" },
 };
 const COLLECTION = { key: "COLL2345", name: "Mixed models", libraryID: 1 };
+const FIGURE = {
+  key: "ANNO2345",
+  attachmentKey: LME4.attachment.key,
+  type: "image",
+  comment: "Figure 2: profile zeta",
+  pageIndex: 5,
+};
 
 /** GET /sessions/{id}: the paused turn's question, then its completed answer. */
 function completedSession() {
@@ -136,10 +143,15 @@ test("Fluent files sit directly in locale/<locale>/ under names no other plugin 
 for (const { major, version } of ZOTERO_VERSIONS) {
   describe(`Zotero ${version} (API surface of ${major})`, () => {
     test("start-up, a window with the pane, selection, citation, reader selection, settings, unload, shutdown", async () => {
-      const z = zoteroSurface(major, { items: [LME4, BRMS], collection: COLLECTION });
+      const z = zoteroSurface(major, {
+        items: [LME4, BRMS],
+        collection: COLLECTION,
+        annotations: [FIGURE],
+      });
       const requests = [];
       const { IOUtils, PathUtils } = fakeFiles({
         "/home/me/Zotero/zocrates-data/gateway.token": "tok",
+        [z.cachePath(FIGURE.key)]: new Uint8Array(Buffer.from(PNG_BASE64, "base64")),
       });
       let chrome = null;
       const globals = {
@@ -189,7 +201,10 @@ for (const { major, version } of ZOTERO_VERSIONS) {
       assert.equal(z.panes[0].src, `${ROOT_URI}content/preferences.xhtml`);
       assert.deepEqual(
         z.readerListeners.map((l) => [l.type, l.pluginID]),
-        [["renderTextSelectionPopup", PLUGIN_ID]],
+        [
+          ["renderTextSelectionPopup", PLUGIN_ID],
+          ["createAnnotationContextMenu", PLUGIN_ID],
+        ],
       );
       await plugin.data.registering;
       assert.equal(plugin.data.registration.ok, true);
@@ -271,6 +286,28 @@ for (const { major, version } of ZOTERO_VERSIONS) {
       assert.deepEqual(
         plain(controller.state.scope.snippets.map((s) => [s.item_key, s.page, s.text])),
         [[LME4.key, 3, "bobyqa is the default optimizer"]],
+      );
+
+      // an image annotation's context menu: its image (drawn by Zotero first) is pinned
+      const menu = z.annotationMenu(attachment, [FIGURE.key]);
+      assert.deepEqual(
+        menu.map((i) => i.label),
+        ["Ask Zocrates about this image"],
+      );
+      menu[0].onCommand();
+      const image = await until(
+        () => controller.state.scope.snippets.find((s) => s.kind === "image"),
+        "the image snippet",
+      );
+      assert.deepEqual(plain([image.item_key, image.page, image.text, image.image.data]), [
+        LME4.key,
+        FIGURE.pageIndex + 1,
+        FIGURE.comment,
+        PNG_BASE64,
+      ]);
+      assert.deepEqual(
+        z.calls.find((c) => c.name === "Zotero.PDFWorker.renderAttachmentAnnotations").args,
+        [LME4.attachment.id],
       );
 
       // the settings open at the plugin's pane

@@ -40,7 +40,7 @@ from google.genai import types
 from services.agent.research.pipeline import EXTEND, SYNTHESIZE
 from services.agent.research.run_locks import KeyedLocks, wait_through_cancellation
 from services.agent.research.sealing import closing_events
-from services.agent.research.turn_scope import scope_state
+from services.agent.research.turn_scope import prompt_parts, scope_state
 from services.agent.research.wire import WireEvent, search_result, wire_events
 from services.common.adk.history import find_pending_hitl
 from services.common.adk.internals import build_abort_events
@@ -48,7 +48,7 @@ from services.common.adk.names import REQUEST_INPUT
 from services.common.adk.runner import find_active_task_scope
 from services.common.adk.turns import compaction_figures
 from services.common.errors import Conflict, InvalidArgument, NotFound, StaleSession
-from services.common.turn_scope import TurnScope
+from services.common.turn_scope import MAX_IMAGE_SNIPPETS, TurnScope, image_problem, is_image
 from services.common.turn_usage import turn_usage
 
 logger = logging.getLogger(__name__)
@@ -136,6 +136,16 @@ class ChatService:
             )
         if len(scope.snippets) > MAX_SNIPPETS:
             raise InvalidArgument(f"At most {MAX_SNIPPETS} snippets per message.")
+        images = [s["image"] for s in scope.snippets if is_image(s)]
+        if len(images) > MAX_IMAGE_SNIPPETS:
+            raise InvalidArgument(
+                f"At most {MAX_IMAGE_SNIPPETS} image snippets per message.",
+                code="too_many_images",
+            )
+        for image in images:
+            problem = image_problem(str(image.get("mime_type")), bytes(image.get("data") or b""))
+            if problem:
+                raise InvalidArgument(problem[1], code=problem[0])
 
         def check(session: Session) -> None:
             pending = find_pending_hitl(session.events)
@@ -147,7 +157,8 @@ class ChatService:
                     code="checkpoint_pending",
                 )
 
-        message = types.Content(role="user", parts=[types.Part(text=prompt)])
+        # The question, then each image snippet's image: the one copy of its bytes.
+        message = types.Content(role="user", parts=prompt_parts(prompt, scope.snippets))
         return self._turn(app_name, user_id, session_id, message, scope_state(scope), check)
 
     async def resume(

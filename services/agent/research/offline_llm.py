@@ -4,12 +4,16 @@ With no model configured (the default), every role runs on this ``BaseLlm``. It 
 agents, tools, checkpoints and streaming as a real model, with a fixed policy:
 
 - coordinator: every user message becomes one ``search_library`` call with the message as the
-  request (it does not chat);
-- search subagent: search the whole request, then each of its parts (clauses that ask something
-  of their own: "..., and what ..."), read the best page of the two best papers, and conclude
-  with the parts for which no retrieved passage holds most of the part's words. Those gaps
-  trigger the deep-research checkpoint. An extension pass searches each gap (and the user's
-  guidance);
+  request (it does not chat); a message with pinned images, which it cannot see, names them
+  in the request by what their ``<image_snippet>`` says: "(about the figure on p. 3 of <title>:
+  <caption>)", and is never a follow-up (its "this" is the image, not the last answer);
+- search subagent: read the page of each image the user pinned (it cannot see images: the
+  ``<image_snippet>`` of its prompt names the paper and page, and the page's text is what it
+  can quote about the figure), search the whole request, the images' captions, then each of
+  the request's parts (clauses that ask something of their own: "..., and what ..."), read the
+  best page of the two best papers, and conclude with the parts for which no retrieved passage
+  holds most of the part's words. Those gaps trigger the deep-research checkpoint. An
+  extension pass searches each gap (and the user's guidance);
 - synthesizer: the sentences of the evidence that answer, picked by the cross-encoder
   (``offline_answer``): a direct answer first, then supporting passages, each cited [n, p. X],
   the uncovered parts, and '# Cited Sources'.
@@ -21,6 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import AsyncGenerator
+from dataclasses import dataclass
 from typing import Any
 
 from google.adk.models.base_llm import BaseLlm
@@ -222,7 +227,14 @@ class OfflineLlm(BaseLlm):
         texts = [p.text for p in last.parts or [] if p.text]
         if texts:
             message = " ".join(texts).strip()
-            return _call(SEARCH_LIBRARY, request=standalone_request(message, _history(request)))
+            system = str(request.config.system_instruction or "") if request.config else ""
+            figures = _figures_note(pinned_images(system))
+            # With images pinned, "this" and "it" are the images, not the last answer.
+            if figures:
+                asked = " ".join(message.split()) + figures
+            else:
+                asked = standalone_request(message, _history(request))
+            return _call(SEARCH_LIBRARY, request=asked)
         for part in last.parts or []:
             fr = part.function_response
             if fr is not None and fr.name == SEARCH_LIBRARY:
@@ -253,6 +265,15 @@ class OfflineLlm(BaseLlm):
                 texts.append(str(page.get("text", "")))
         searched = [fr for fr in responses if fr.name == "search_corpus"]
         reads = [fr for fr in responses if fr.name == "read_document"]
+        pinned = [] if extension else pinned_images(prompt)
+        # The pinned images' pages first, each read once: they are what the images show.
+        pages = [(p.item_key, p.page) for p in pinned if p.item_key and p.page]
+        pages = list(dict.fromkeys(pages))
+        if not blocked and len(reads) < len(pages):
+            key, page = pages[len(reads)]
+            return _call("read_document", item_key=key, start_page=page, end_page=page)
+        reads = reads[len(pages) :]
+        captions = [p.caption for p in pinned if terms(p.caption)]
         if extension:
             missing = [
                 g[2:].strip() for g in _block(prompt, "Still missing:") if g.startswith("- ")
@@ -261,7 +282,8 @@ class OfflineLlm(BaseLlm):
             queries = [f"{g} {guidance}".strip() for g in missing] or [question]
         else:
             missing = aspects_of(question)
-            queries = [question] + (missing if len(missing) > 1 else [])
+            queries = [question] + [c for c in captions if c != question]
+            queries += missing if len(missing) > 1 else []
             if searched:
                 # The papers the first search found tell which of them the question names:
                 # each named paper gets a search of its own.
@@ -315,6 +337,55 @@ class OfflineLlm(BaseLlm):
             notice=OFFLINE_NOTICE,
             read_pages=self.read_pages,
         )
+
+
+@dataclass(frozen=True, slots=True)
+class PinnedImage:
+    """An ``<image_snippet>`` of the subagent's prompt: the paper, page and caption."""
+
+    item_key: str
+    page: int
+    caption: str
+    title: str = ""
+
+
+_IMAGE_SNIPPET = re.compile(r"<image_snippet\b([^>]*)>(.*?)</image_snippet>", re.S)
+_ATTRIBUTE = re.compile(r'(\w+)="([^"]*)"')
+
+
+def pinned_images(prompt: str) -> list[PinnedImage]:
+    """The images the user pinned, as the prompt's ``<image_snippet>`` elements name them (the
+    model cannot see the images themselves); ``item_key`` only where the element has a key."""
+    out = []
+    for attrs, body in _IMAGE_SNIPPET.findall(prompt):
+        values = {k: _unescape(v) for k, v in _ATTRIBUTE.findall(attrs)}
+        page = values.get("page", "")
+        out.append(
+            PinnedImage(
+                values.get("key", ""),
+                int(page) if page.isdigit() else 0,
+                _unescape(body).strip(),
+                values.get("title", ""),
+            )
+        )
+    return out
+
+
+def _figures_note(images: list[PinnedImage]) -> str:
+    """' (about the figure on p. 3 of <title>: <caption>)' for a request the pinned images
+    are part of; '' without any."""
+    named = []
+    for image in images:
+        where = f"p. {image.page} of {image.title}" if image.page else image.title
+        figure = f"the figure on {where}" if where else "the pinned figure"
+        named.append(f"{figure}: {image.caption}" if image.caption else figure)
+    return f" (about {'; '.join(named)})" if named else ""
+
+
+def _unescape(text: str) -> str:
+    for escaped, plain in (("&lt;", "<"), ("&gt;", ">"), ("&quot;", '"'), ("&amp;", "&")):
+        text = text.replace(escaped, plain)
+    return text
 
 
 def _history(request: LlmRequest) -> list[Turn]:

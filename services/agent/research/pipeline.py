@@ -55,6 +55,7 @@ from services.agent.research.pipeline_nodes import (
     persist_hitl_snapshot,
     search_budget_checkpoint,
 )
+from services.agent.research.turn_scope import prompt_images
 from services.common.adk.internals import (
     FINISH_TASK_ERROR_RESULT,
     FINISH_TASK_SUCCESS_RESULT,
@@ -269,9 +270,17 @@ def build_search_pipeline(deps: PipelineDeps) -> Any:
 
             evidence = list(ctx.state.get(sk.TEMP_RETRIEVED_EVIDENCE) or [])
             selected = ev.number_evidence(await rerank(request, evidence, ceilings))
+            prompt = ev.synthesis_prompt(request, selected, report, snippets, guidance)
+            # The images the user pinned go to the writer too (the prompt's <image_snippet>
+            # elements name them by ordinal); ADK keeps this input out of the session.
+            images = prompt_images(ctx.session.events, ctx.invocation_id)
             answer = await ctx.run_node(
                 deps.synthesizer,
-                node_input=ev.synthesis_prompt(request, selected, report, snippets, guidance),
+                node_input=(
+                    types.Content(role="user", parts=[types.Part(text=prompt), *images])
+                    if images
+                    else prompt
+                ),
                 run_id="synthesize",
             )
             answer_text = _text_of(answer)

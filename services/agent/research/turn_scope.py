@@ -1,14 +1,27 @@
 """A turn's scope (:class:`services.common.turn_scope.TurnScope`: selected papers, a
-collection, the whole library, and the passages the user pointed at) as the session state the
-agents read."""
+collection, the whole library, and the passages and images the user pointed at) as the session
+state the agents read and the parts of the turn's user message.
+
+An image snippet's bytes travel once, as an inline image part of the user message (after its
+text, in snippet order), so the coordinator's model sees them in the conversation as it sees
+the question. Everything else that names the image carries metadata only: the state delta's
+``snippets`` (``image``: ``mime_type``, ``size``, ``sha256``, ``part``, the index of its part in
+the message; the sessions service hands it back as the message's ``context`` and serves the
+bytes by ``sha256``), and the ``<image_snippet>`` elements of the instructions, which point at
+the image by its ordinal (``image="1"``) and hold the user's caption.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
+
+from google.adk.events.event import Event
+from google.genai import types
 
 from services.agent.research import state_keys as sk
 from services.common.adk import names
-from services.common.turn_scope import TurnScope
+from services.common.turn_scope import TurnScope, image_digest, is_image
 
 
 def scope_state(scope: TurnScope) -> dict[str, Any]:
@@ -40,24 +53,83 @@ def scope_state(scope: TurnScope) -> dict[str, Any]:
         sk.SEARCH_SCOPE: search_scope,
         sk.FOCAL_SNIPPETS_STR: focal_snippets_str(scope.snippets, with_keys=False),
         sk.FOCAL_SNIPPETS_KEYED_STR: focal_snippets_str(scope.snippets, with_keys=True),
-        names.SNIPPETS: list(scope.snippets),
+        names.SNIPPETS: snippet_records(scope.snippets),
     }
 
 
-def focal_snippets_str(snippets: list[dict[str, Any]], *, with_keys: bool) -> str:
-    """Snippets as ``<text_snippet ...>`` elements; keys only where tools need provenance."""
+def prompt_parts(prompt: str, snippets: list[dict[str, Any]]) -> list[types.Part]:
+    """The user message's parts: the question, then each image snippet's image."""
+    return [types.Part(text=prompt)] + [
+        types.Part(
+            inline_data=types.Blob(mime_type=s["image"]["mime_type"], data=s["image"]["data"])
+        )
+        for s in snippets
+        if is_image(s)
+    ]
+
+
+def snippet_records(snippets: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The snippets as the prompt's state delta keeps them: text ones as sent, image ones with
+    their image's metadata in place of its bytes (``part``: its index in the message)."""
     out = []
+    part = 0
+    for s in snippets:
+        if not is_image(s):
+            out.append(dict(s))
+            continue
+        part += 1
+        data = s["image"]["data"]
+        out.append(
+            {
+                **{k: v for k, v in s.items() if k != "image"},
+                "image": {
+                    "mime_type": s["image"]["mime_type"],
+                    "size": len(data),
+                    "sha256": image_digest(data),
+                    "part": part,
+                },
+            }
+        )
+    return out
+
+
+def focal_snippets_str(snippets: list[dict[str, Any]], *, with_keys: bool) -> str:
+    """Snippets as ``<text_snippet ...>`` and ``<image_snippet ...>`` elements; keys only where
+    tools need provenance. An image's element names its ordinal among the message's images
+    (``image="1"``) and holds the user's caption (empty without one)."""
+    out = []
+    images = 0
     for s in snippets:
         attrs = []
         if with_keys and s.get("item_key"):
             attrs.append(f'key="{s["item_key"]}"')
+        if is_image(s):
+            images += 1
+            attrs.append(f'image="{images}"')
         if s.get("title"):
             attrs.append(f'title="{_xml_attr(str(s["title"]))}"')
         if s.get("page"):
             attrs.append(f'page="{int(s["page"])}"')
+        tag = "image_snippet" if is_image(s) else "text_snippet"
         body = str(s.get("text", "")).replace("<", "&lt;").replace(">", "&gt;")
-        out.append(f"<text_snippet {' '.join(attrs)}>{body}</text_snippet>")
+        out.append(f"<{tag} {' '.join(attrs)}>{body}</{tag}>")
     return "\n".join(out)
+
+
+def prompt_images(events: Iterable[Event], invocation_id: str) -> list[types.Part]:
+    """The image parts of an invocation's prompt (its user message with text), in order; none
+    when it had no image snippets. The search pipeline hands them to the synthesizer."""
+    for event in events:
+        if (
+            event.author == "user"
+            and event.invocation_id == invocation_id
+            and event.content
+            and event.content.parts
+            and not event.get_function_responses()
+            and any(p.text for p in event.content.parts)
+        ):
+            return [p for p in event.content.parts if p.inline_data is not None]
+    return []
 
 
 def _xml_attr(value: str) -> str:

@@ -3,6 +3,15 @@
 A session's lock is held for the whole of a chat turn (streaming, then post-turn compaction).
 The set of locked session ids is what maintenance treats as "in flight": those sessions are
 never pruned and VACUUM waits while any exist.
+
+The store also holds the maintenance mark, one per deployment: set while maintenance runs
+(any replica's), renewed like a lock, so a crashed holder's mark expires after one TTL. No
+session's lock can be taken while it is set (``try_acquire`` raises ``MaintenanceRunning``,
+checked in the same step as the acquisition), and maintenance reads the locked sessions only
+once its mark is set. So a chat either started before maintenance (it is in the set, and
+maintenance spares it) or starts after it; none slips in between, and neither waits for the
+other's end: maintenance never waits for chats, and a chat waits for maintenance only before
+it holds its lock.
 """
 
 from __future__ import annotations
@@ -12,9 +21,10 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
-from collections.abc import AsyncIterator
+import secrets
+from collections.abc import AsyncIterator, Awaitable, Callable
 
-from services.common.errors import Conflict
+from services.common.errors import Conflict, Unavailable
 
 logger = logging.getLogger(__name__)
 
@@ -33,6 +43,12 @@ class SessionBusy(Conflict):
     default_code = "session_busy"
 
 
+class MaintenanceRunning(Unavailable):
+    """A session's lock was refused because maintenance holds the mark."""
+
+    default_code = "maintenance_running"
+
+
 class BaseChatLock(abc.ABC):
     """Per-session mutual exclusion with a time-to-live renewed while held."""
 
@@ -41,7 +57,8 @@ class BaseChatLock(abc.ABC):
 
     @abc.abstractmethod
     async def try_acquire(self, session_id: str) -> HeldLock | None:
-        """Take the lock if free; ``None`` if another holder has it."""
+        """Take the lock if free; ``None`` if another holder has it. Raise
+        ``MaintenanceRunning`` (taking nothing) while the maintenance mark is set."""
 
     @abc.abstractmethod
     async def renew(self, held: HeldLock) -> bool:
@@ -71,11 +88,29 @@ class BaseChatLock(abc.ABC):
     async def phase(self, session_id: str) -> str | None:
         """The holder's note, if any."""
 
+    @abc.abstractmethod
+    async def try_mark_maintenance(self, token: str) -> bool:
+        """Set the maintenance mark with ``token`` for one TTL if it is not set (or is already
+        ``token``'s); False if another holder has it."""
+
+    @abc.abstractmethod
+    async def renew_maintenance(self, token: str) -> bool:
+        """Extend the mark's TTL if ``token`` still holds it; False if it was lost."""
+
+    @abc.abstractmethod
+    async def clear_maintenance(self, token: str) -> None:
+        """Remove the mark if ``token`` holds it (compare-and-delete); never raises."""
+
+    @abc.abstractmethod
+    async def maintenance_running(self) -> bool:
+        """Whether the maintenance mark is set, by any holder."""
+
     async def is_locked(self, session_id: str) -> bool:
         return session_id in await self.locked_session_ids()
 
     async def acquire(self, session_id: str, *, wait_seconds: float = 0.0) -> HeldLock:
-        """Take the lock, polling up to ``wait_seconds``; raise ``SessionBusy`` if still held."""
+        """Take the lock, polling up to ``wait_seconds``; raise ``SessionBusy`` if still held.
+        ``MaintenanceRunning`` is raised at once (the caller decides how long to wait)."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + wait_seconds
         delay = 0.02
@@ -101,9 +136,62 @@ class BaseChatLock(abc.ABC):
     @contextlib.asynccontextmanager
     async def keep(self, held: HeldLock) -> AsyncIterator[HeldLock]:
         """Renew an acquired lock for the block; release it on exit, whatever happens."""
-        renewer = asyncio.create_task(self._keep_renewed(held))
-        try:
+        async with self._renewed(
+            held, renew=lambda: self.renew(held), what=f"chat lock of session {held.session_id}"
+        ):
             yield held
+
+    @contextlib.asynccontextmanager
+    async def hold_maintenance(
+        self, *, wait_seconds: float = 0.0
+    ) -> AsyncIterator[HeldLock | None]:
+        """Hold the maintenance mark for the block, renewing it every TTL/3; always cleared on
+        exit. Waits up to ``wait_seconds`` for another holder's mark to go, then yields
+        ``None`` (nothing held) if it is still set. A renewal that fails for a whole TTL sets
+        ``lost``: chats may then start before the block ends (the store stopped answering)."""
+        held = HeldLock(session_id="", token=secrets.token_hex(16))
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + wait_seconds
+        delay = 0.02
+        while not await self.try_mark_maintenance(held.token):
+            if loop.time() >= deadline:
+                yield None
+                return
+            await asyncio.sleep(min(delay, max(0.0, deadline - loop.time())))
+            delay = min(delay * 2, 0.25)
+        async with self._renewed(
+            held,
+            renew=lambda: self.renew_maintenance(held.token),
+            what="maintenance mark",
+            release=lambda: self.clear_maintenance(held.token),
+        ):
+            yield held
+
+    async def wait_while_maintenance(self, *, wait_seconds: float) -> bool:
+        """Poll until the maintenance mark is gone; False if it is still set after
+        ``wait_seconds``."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + wait_seconds
+        delay = 0.02
+        while await self.maintenance_running():
+            if loop.time() >= deadline:
+                return False
+            await asyncio.sleep(min(delay, max(0.0, deadline - loop.time())))
+            delay = min(delay * 2, 0.25)
+        return True
+
+    @contextlib.asynccontextmanager
+    async def _renewed(
+        self,
+        held: HeldLock,
+        *,
+        renew: Callable[[], Awaitable[bool]],
+        what: str,
+        release: Callable[[], Awaitable[None]] | None = None,
+    ) -> AsyncIterator[None]:
+        renewer = asyncio.create_task(self._keep_renewed(held, renew=renew, what=what))
+        try:
+            yield
         finally:
             renewer.cancel()
             try:
@@ -111,9 +199,11 @@ class BaseChatLock(abc.ABC):
                 # *this* task arriving meanwhile is not swallowed; release happens either way.
                 await asyncio.wait([renewer])
             finally:
-                await self.release(held)
+                await (release() if release is not None else self.release(held))
 
-    async def _keep_renewed(self, held: HeldLock) -> None:
+    async def _keep_renewed(
+        self, held: HeldLock, *, renew: Callable[[], Awaitable[bool]], what: str
+    ) -> None:
         loop = asyncio.get_running_loop()
         interval = self.ttl_seconds / 3
         renewed_at = loop.time()
@@ -121,21 +211,18 @@ class BaseChatLock(abc.ABC):
             await asyncio.sleep(interval)
             attempt_at = loop.time()
             try:
-                ok = await self.renew(held)
+                ok = await renew()
             except Exception as exc:  # store unreachable: retry while the TTL still covers us
                 if loop.time() - renewed_at < self.ttl_seconds:
-                    logger.warning("could not renew chat lock of %s: %s", held.session_id, exc)
+                    logger.warning("could not renew the %s: %s", what, exc)
                     continue
                 logger.error(
-                    "chat lock of session %s lapsed: not renewed for %.1f s (%s)",
-                    held.session_id,
-                    loop.time() - renewed_at,
-                    exc,
+                    "%s lapsed: not renewed for %.1f s (%s)", what, loop.time() - renewed_at, exc
                 )
                 held.lost.set()
                 return
             if not ok:
-                logger.error("chat lock of session %s was lost", held.session_id)
+                logger.error("%s was lost", what)
                 held.lost.set()
                 return
             renewed_at = attempt_at

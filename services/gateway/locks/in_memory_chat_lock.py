@@ -5,7 +5,7 @@ from __future__ import annotations
 import secrets
 import time
 
-from services.gateway.locks.base_chat_lock import BaseChatLock, HeldLock
+from services.gateway.locks.base_chat_lock import BaseChatLock, HeldLock, MaintenanceRunning
 
 
 class InMemoryChatLock(BaseChatLock):
@@ -13,13 +13,15 @@ class InMemoryChatLock(BaseChatLock):
 
     Only valid for a single gateway replica running a single process: replicas (or uvicorn
     workers) do not see each other's locks. Use ``RedisChatLock`` for more than one.
-    Expiry works as in Redis: an entry past its TTL is free and is not listed.
+    Expiry works as in Redis: an entry past its TTL is free and is not listed; so does the
+    maintenance mark.
     """
 
     def __init__(self, *, ttl_seconds: float = 30.0) -> None:
         super().__init__(ttl_seconds=ttl_seconds)
         self._locks: dict[str, tuple[str, float]] = {}
         self._phases: dict[str, tuple[str, float]] = {}
+        self._mark: tuple[str, float] | None = None  # (token, expires_at)
 
     def _owner(self, session_id: str) -> str | None:
         """The live token for ``session_id``, dropping the entry if it expired."""
@@ -32,7 +34,14 @@ class InMemoryChatLock(BaseChatLock):
             return None
         return token
 
+    def _mark_owner(self) -> str | None:
+        if self._mark is not None and time.monotonic() >= self._mark[1]:
+            self._mark = None
+        return self._mark[0] if self._mark is not None else None
+
     async def try_acquire(self, session_id: str) -> HeldLock | None:
+        if self._mark_owner() is not None:
+            raise MaintenanceRunning("Session maintenance is running.")
         if self._owner(session_id) is not None:
             return None
         token = secrets.token_hex(16)
@@ -67,3 +76,22 @@ class InMemoryChatLock(BaseChatLock):
             self._phases.pop(session_id, None)
             return None
         return entry[0]
+
+    async def try_mark_maintenance(self, token: str) -> bool:
+        if self._mark_owner() not in (None, token):
+            return False
+        self._mark = (token, time.monotonic() + self.ttl_seconds)
+        return True
+
+    async def renew_maintenance(self, token: str) -> bool:
+        if self._mark_owner() != token:
+            return False
+        self._mark = (token, time.monotonic() + self.ttl_seconds)
+        return True
+
+    async def clear_maintenance(self, token: str) -> None:
+        if self._mark_owner() == token:
+            self._mark = None
+
+    async def maintenance_running(self) -> bool:
+        return self._mark_owner() is not None

@@ -2,7 +2,9 @@
 
 One key per session, ``{key_prefix}:chat-lock:{session_id}``, whose value is the holder's
 random token and whose PX expiry is the TTL. Renew and release are compare-and-act Lua scripts,
-so a holder whose lock lapsed can never extend or delete a lock someone else took since.
+so a holder whose lock lapsed can never extend or delete a lock someone else took since. The
+maintenance mark is one more key of the same kind, ``{key_prefix}:maintenance``; a session's
+lock is taken only while it is absent, checked in the same script as the ``SET NX``.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from services.common.errors import Unavailable
-from services.gateway.locks.base_chat_lock import BaseChatLock, HeldLock
+from services.gateway.locks.base_chat_lock import BaseChatLock, HeldLock, MaintenanceRunning
 
 logger = logging.getLogger(__name__)
 
@@ -30,6 +32,22 @@ if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   return 1
 end
 if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return 1
+end
+return 0
+"""
+
+# A session's lock: as _ACQUIRE, refused (-1) while the maintenance mark (KEYS[2]) is set. The
+# holder's own token is checked first, so a retried call that did take the lock before the
+# mark was set still succeeds instead of leaving an orphan lock behind.
+_ACQUIRE_SESSION = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return 1
+end
+if redis.call('EXISTS', KEYS[2]) == 1 then
+  return -1
+end
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   return 1
 end
 return 0
@@ -79,6 +97,7 @@ class RedisChatLock(BaseChatLock):
         self.url = redact_redis_url(url)
         self._prefix = f"{key_prefix}:chat-lock:"
         self._phase_prefix = f"{key_prefix}:chat-phase:"
+        self._mark_key = f"{key_prefix}:maintenance"
         self._ttl_ms = max(1, round(ttl_seconds * 1000))
         self._client = aioredis.Redis.from_url(
             url,
@@ -89,6 +108,7 @@ class RedisChatLock(BaseChatLock):
             retry=Retry(ExponentialWithJitterBackoff(base=0.05, cap=0.5), retries=3),
         )
         self._acquire = self._client.register_script(_ACQUIRE)
+        self._acquire_session = self._client.register_script(_ACQUIRE_SESSION)
         self._renew = self._client.register_script(_RENEW)
         self._release = self._client.register_script(_RELEASE)
 
@@ -105,9 +125,13 @@ class RedisChatLock(BaseChatLock):
     async def try_acquire(self, session_id: str) -> HeldLock | None:
         token = secrets.token_hex(16)
         try:
-            ok = await self._acquire(keys=[self._key(session_id)], args=[token, self._ttl_ms])
+            ok = await self._acquire_session(
+                keys=[self._key(session_id), self._mark_key], args=[token, self._ttl_ms]
+            )
         except _UNREACHABLE as exc:
             raise self._unavailable(exc) from exc
+        if ok == -1:
+            raise MaintenanceRunning("Session maintenance is running.")
         return HeldLock(session_id=session_id, token=token) if ok else None
 
     async def renew(self, held: HeldLock) -> bool:
@@ -160,6 +184,34 @@ class RedisChatLock(BaseChatLock):
         if value is None:
             return None
         return value.decode() if isinstance(value, bytes) else str(value)
+
+    async def try_mark_maintenance(self, token: str) -> bool:
+        try:
+            return bool(await self._acquire(keys=[self._mark_key], args=[token, self._ttl_ms]))
+        except _UNREACHABLE as exc:
+            raise self._unavailable(exc) from exc
+
+    async def renew_maintenance(self, token: str) -> bool:
+        try:
+            return bool(await self._renew(keys=[self._mark_key], args=[token, self._ttl_ms]))
+        except _UNREACHABLE as exc:
+            raise self._unavailable(exc) from exc
+
+    async def clear_maintenance(self, token: str) -> None:
+        try:
+            await self._release(keys=[self._mark_key], args=[token])
+        except Exception as exc:
+            logger.warning(
+                "could not clear the maintenance mark at %s (it expires by itself): %s",
+                self.url,
+                exc,
+            )
+
+    async def maintenance_running(self) -> bool:
+        try:
+            return bool(await self._client.exists(self._mark_key))
+        except _UNREACHABLE as exc:
+            raise self._unavailable(exc) from exc
 
     async def ping(self) -> bool:
         try:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import base64
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, status
+from fastapi import APIRouter, Body, Path, status
 from pydantic import BaseModel, ConfigDict, Field
 
 from services.gateway.deps import SessionId, State
@@ -13,6 +14,7 @@ from services.gateway.locks.base_chat_lock import SessionBusy
 from services.gateway.schemas.base import Success
 from services.gateway.schemas.sessions import (
     MaintenanceBody,
+    PromptImageBody,
     SessionBody,
     SessionList,
     StorageStats,
@@ -84,6 +86,31 @@ async def get_session(state: State, session_id: SessionId) -> dict[str, Any]:
     return {"status": "success", "session": await state.sessions.get_formatted(session_id)}
 
 
+@router.get(
+    "/{session_id}/images/{sha256}",
+    summary="An image a question of the session carried (an image snippet)",
+    response_model=PromptImageBody,
+    responses=error_responses(
+        404,
+        422,
+        notes={
+            400: "`invalid_image_id`: not a hex SHA-256.",
+            404: "`session_not_found`, `image_not_found`.",
+        },
+    ),
+)
+async def get_prompt_image(
+    state: State,
+    session_id: SessionId,
+    sha256: Annotated[
+        str, Path(description="The image's `sha256`, as the message's context names it.")
+    ],
+) -> dict[str, Any]:
+    mime_type, data = await state.sessions.prompt_image(session_id, sha256=sha256)
+    image = {"mime_type": mime_type, "data": base64.b64encode(data).decode("ascii")}
+    return {"status": "success", "image": image}
+
+
 @router.patch(
     "/{session_id}",
     summary="Rename a session",
@@ -117,4 +144,5 @@ async def delete_session(state: State, session_id: SessionId) -> dict[str, Any]:
         await state.sessions.delete(session_id)
     finally:
         await state.chat_lock.release(held)
+        state.vacuum_when_idle()  # maintenance counts this lock as a chat in flight too
     return {"status": "success"}

@@ -60,7 +60,9 @@ class SessionMessage(BaseModel):
         default_factory=dict,
         description=(
             "User messages only: the turn's scope (`active_mode`, `active_context_items`, "
-            "`active_collection`, `snippets`), to restore on rewind or edit."
+            "`active_collection`, `snippets`), to restore on rewind or edit. An image snippet "
+            "(`kind` `image`) has `image`: `mime_type`, `size`, `sha256`, `part`; its bytes "
+            "come from `GET /sessions/{id}/images/{sha256}`."
         ),
     )
     tool_calls: list[ToolCall] = Field(default_factory=list, description="Absent when none.")
@@ -93,6 +95,17 @@ class FormattedSession(BaseModel):
 
 class SessionBody(Success):
     session: FormattedSession
+
+
+class ImageData(BaseModel):
+    mime_type: str = Field(description="`image/png`, `image/jpeg` or `image/webp`.")
+    data: str = Field(description="The image file, base64.")
+
+
+class PromptImageBody(Success):
+    """An image a prompt of the session carried, as `POST /chat` took it."""
+
+    image: ImageData
 
 
 class StorageStats(Success):

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from services.common.errors import Unavailable
-from services.gateway.locks.base_chat_lock import HeldLock, SessionBusy
+from services.gateway.locks.base_chat_lock import HeldLock, MaintenanceRunning, SessionBusy
 from services.gateway.locks.factory import make_chat_lock
 from services.gateway.locks.in_memory_chat_lock import InMemoryChatLock
 from services.gateway.locks.redis_chat_lock import RedisChatLock
@@ -177,8 +177,64 @@ async def test_locked_session_ids_lists_exactly_the_held_ones() -> None:
     assert await InMemoryChatLock().locked_session_ids() == set()  # instances are independent
 
 
-async def test_ping_is_true() -> None:
-    assert await InMemoryChatLock().ping() is True
+async def test_maintenance_mark_refuses_new_locks_and_spares_held_ones() -> None:
+    lock = InMemoryChatLock(ttl_seconds=30.0)
+    running = await lock.try_acquire("s1")  # a chat that started before maintenance
+    assert running is not None
+    async with lock.hold_maintenance() as mark:
+        assert mark is not None
+        assert await lock.maintenance_running()
+        with pytest.raises(MaintenanceRunning) as refused:
+            await lock.try_acquire("s2")
+        assert refused.value.code == "maintenance_running" and refused.value.http_status == 503
+        with pytest.raises(MaintenanceRunning):  # raised at once, not after the wait
+            await lock.acquire("s2", wait_seconds=5.0)
+        assert await lock.locked_session_ids() == {"s1"}  # what maintenance spares
+        assert await lock.renew(running) is True  # the running chat goes on
+        async with lock.hold_maintenance() as second:  # one maintenance at a time
+            assert second is None
+    assert not await lock.maintenance_running()
+    assert await lock.try_acquire("s2") is not None
+
+
+async def test_hold_maintenance_renews_past_the_ttl_and_clears_when_the_block_raises() -> None:
+    lock = InMemoryChatLock(ttl_seconds=SHORT_TTL)
+    with pytest.raises(RuntimeError, match="boom"):
+        async with lock.hold_maintenance() as mark:
+            await asyncio.sleep(3 * SHORT_TTL)
+            assert mark is not None and not mark.lost.is_set()
+            assert await lock.maintenance_running()
+            raise RuntimeError("boom")
+    assert not await lock.maintenance_running()
+
+
+async def test_an_unrenewed_mark_expires() -> None:
+    lock = InMemoryChatLock(ttl_seconds=SHORT_TTL)
+    assert await lock.try_mark_maintenance("crashed")
+    assert not await lock.try_mark_maintenance("other")
+    assert await lock.try_mark_maintenance("crashed")  # idempotent for its holder
+    await asyncio.sleep(SHORT_TTL + 0.1)
+    assert not await lock.maintenance_running()
+    assert await lock.renew_maintenance("crashed") is False
+    assert await lock.try_acquire("s1") is not None
+
+
+async def test_waits_for_the_mark_bounded() -> None:
+    lock = InMemoryChatLock(ttl_seconds=30.0)
+    assert await lock.try_mark_maintenance("m")
+    started = time.monotonic()
+    assert await lock.wait_while_maintenance(wait_seconds=0.2) is False
+    assert time.monotonic() - started >= 0.15
+
+    async def clear_later() -> None:
+        await asyncio.sleep(0.2)
+        await lock.clear_maintenance("m")
+
+    clearer = asyncio.create_task(clear_later())
+    async with lock.hold_maintenance(wait_seconds=2.0) as mark:  # queued behind it
+        assert mark is not None
+    await clearer
+    assert await lock.wait_while_maintenance(wait_seconds=0.0) is True
 
 
 async def test_factory_picks_in_memory_without_a_url() -> None:

@@ -9,12 +9,17 @@ import uuid
 
 import pytest
 from google.adk.events.event import Event
+from google.adk.events.event_actions import EventActions
 from google.adk.sessions.session import Session
 from google.genai import types
 
+from services.agent.research.turn_scope import prompt_parts, scope_state
 from services.common.adk.history import live_events_without_compactions
+from services.common.adk.turns import extract_turns
+from services.common.turn_scope import TurnScope, image_digest
 from services.common.turn_usage import USAGE_KEY
 from services.sessions.formatting import format_messages, format_session_for_ui
+from services.sessions.images import find_prompt_image
 from tests.support.adk_events import (
     CHECKPOINT_PAYLOAD,
     checkpointed_turn,
@@ -339,3 +344,52 @@ def test_a_rewound_turn_s_usage_is_gone_with_it() -> None:
         rewind("inv-1"),
     ]
     assert format_messages(events) == []
+
+
+# --- image snippets -------------------------------------------------------------------------
+
+
+def test_a_prompt_with_an_image_is_its_text_with_the_images_metadata_as_context() -> None:
+    png = b"\x89PNG\r\n\x1a\n" + b"\x07" * 40
+    image = {
+        "kind": "image",
+        "text": "Figure 2",
+        "item_key": "ABCD1234",
+        "page": 4,
+        "title": "lme4",
+        "image": {"mime_type": "image/png", "data": png},
+    }
+    state = scope_state(TurnScope(snippets=[image]))
+    prompt = Event(
+        id="evt-image",
+        author="user",
+        invocation_id="inv-1",
+        content=types.Content(role="user", parts=prompt_parts("What does it show?", [image])),
+        actions=EventActions(state_delta=state),
+        timestamp=1_700_000_000.0,
+    )
+    answer = model_text("It shows profiles.", invocation_id="inv-1", ts=1_700_000_001.0)
+    # Stored and read back as the sessions service does (JSON, bytes as base64).
+    stored = [Event.model_validate_json(e.model_dump_json()) for e in (prompt, answer)]
+    user, reply = format_messages(stored)
+    assert user["text"] == "What does it show?"
+    [snippet] = user["context"]["snippets"]
+    assert snippet["image"] == {
+        "mime_type": "image/png",
+        "size": len(png),
+        "sha256": image_digest(png),
+        "part": 1,
+    }
+    assert "data" not in json.dumps(user["context"])
+    assert reply["text"] == "It shows profiles."
+    # Compaction reads the same turn: its user text, without the image.
+    [turn] = extract_turns(stored)
+    assert turn.user_text == "What does it show?" and turn.assistant_text == "It shows profiles."
+    # The sessions service finds the image by the name the context gives.
+    found = find_prompt_image(stored, snippet["image"]["sha256"])
+    assert found is not None and (found.mime_type, found.data) == ("image/png", png)
+    assert find_prompt_image(stored, "0" * 64) is None
+    # Rewound, the message is gone from the history, the image still findable.
+    rewound = [*stored, rewind("inv-1")]
+    assert format_messages(rewound) == []
+    assert find_prompt_image(rewound, snippet["image"]["sha256"]) is not None

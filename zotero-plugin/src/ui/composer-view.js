@@ -1,8 +1,10 @@
 /**
  * The composer: the question box (never disabled: the next question can be written while an
  * answer streams), Ask / Stop, the shortcut hint, the "editing an earlier question" bar, what
- * to ask about (selected papers, collection, library) and the pinned passages.
+ * to ask about (selected papers, collection, library) and the pinned passages and images (an
+ * image's chip shows its thumbnail, or a placeholder while a restored one comes back).
  */
+import { imageDataURL } from "../images.js";
 import * as S from "../scope.js";
 import { clear, fill, isSendShortcut } from "./dom.js";
 import { truncate } from "./format.js";
@@ -191,27 +193,32 @@ export function createComposerView(ctx) {
   function renderSnippets(state) {
     const scope = state.scope;
     const offer = state.readerSelection;
-    const key = JSON.stringify([scope.snippets, offer]);
+    const key = JSON.stringify([scope.snippets.map(S.snippetSignature), offer]);
     if (snippetsEl.zcKey === key) return;
     snippetsEl.zcKey = key;
     const chips = scope.snippets.map((s, k) =>
-      h("span", { class: "zocrates-snippet-chip", title: s.text }, [
-        icon(doc, "pin", { size: 12 }),
-        h("span", { class: "zc-chip-text" }, [`“${truncate(s.text, 60)}”`]),
-        s.page
-          ? h("span", { class: "zc-chip-page", l10n: ["zocrates-snippet-page", { page: s.page }] })
-          : null,
-        h(
-          "button",
-          {
-            type: "button",
-            class: "zc-chip-remove",
-            l10n: "zocrates-snippet-unpin",
-            on: { click: () => controller.removeSnippet(k) },
-          },
-          [icon(doc, "x", { size: 11 })],
-        ),
-      ]),
+      S.isImageSnippet(s)
+        ? imageChip(s, k)
+        : h("span", { class: "zocrates-snippet-chip", title: s.text }, [
+            icon(doc, "pin", { size: 12 }),
+            h("span", { class: "zc-chip-text" }, [`“${truncate(s.text, 60)}”`]),
+            s.page
+              ? h("span", {
+                  class: "zc-chip-page",
+                  l10n: ["zocrates-snippet-page", { page: s.page }],
+                })
+              : null,
+            h(
+              "button",
+              {
+                type: "button",
+                class: "zc-chip-remove",
+                l10n: "zocrates-snippet-unpin",
+                on: { click: () => controller.removeSnippet(k) },
+              },
+              [icon(doc, "x", { size: 11 })],
+            ),
+          ]),
     );
     const offerNode = offer
       ? h(
@@ -242,6 +249,48 @@ export function createComposerView(ctx) {
       : null;
     snippetsEl.hidden = !chips.length && !offerNode;
     fill(h, snippetsEl, [...chips, offerNode]);
+  }
+
+  /** An image snippet: its thumbnail (a placeholder until its bytes are back), its comment
+   * or "Image", its page. */
+  function imageChip(s, k) {
+    const src = imageDataURL(s.image);
+    return h(
+      "span",
+      {
+        class: "zocrates-snippet-chip zc-image-chip",
+        "data-kind": "image",
+        "data-loading": src ? null : "true",
+        title: s.text || s.title || null,
+      },
+      [
+        src
+          ? h("img", { class: "zc-chip-thumb", src, alt: "" })
+          : h(
+              "span",
+              { class: "zc-chip-thumb zc-chip-thumb-wait", l10n: "zocrates-snippet-image-wait" },
+              [icon(doc, "image", { size: 14 })],
+            ),
+        h(
+          "span",
+          { class: "zc-chip-text" },
+          s.text ? [`“${truncate(s.text, 40)}”`] : [h.t("zocrates-snippet-image-label")],
+        ),
+        s.page
+          ? h("span", { class: "zc-chip-page", l10n: ["zocrates-snippet-page", { page: s.page }] })
+          : null,
+        h(
+          "button",
+          {
+            type: "button",
+            class: "zc-chip-remove",
+            l10n: "zocrates-snippet-image-unpin",
+            on: { click: () => controller.removeSnippet(k) },
+          },
+          [icon(doc, "x", { size: 11 })],
+        ),
+      ],
+    );
   }
 
   function render(state) {

@@ -1,6 +1,7 @@
 /**
  * The chat pane's state and actions, without any DOM: sessions (list, open, new, rename,
- * delete), the scope chooser and pinned snippets, sending a question and folding its stream
+ * delete; the first chat of a user who has none, made once: first-session.js), the scope
+ * chooser and pinned snippets (passages and images), sending a question and folding its stream
  * into the assistant bubble, the checkpoint card's grant / synthesize (the resumed stream goes
  * on in the SAME bubble), rewind and edit (the turn's prompt, scope and snippets come back),
  * and notices that say what to do when the gateway is down, the token is wrong or a 409
@@ -13,6 +14,7 @@ import { ACTIONS, buildCardModel, resumeBody } from "../card.js";
 import { Codes, describeError, isAbortError } from "../errors.js";
 import * as M from "../messages.js";
 import * as S from "../scope.js";
+import { createSessionStarter } from "./first-session.js";
 import { DEFAULT_TITLE, sortSessions, titleFromPrompt } from "./format.js";
 
 export const LAST_SESSION_PREF = "lastSessionID";
@@ -30,6 +32,7 @@ export const NOTICE_ACTIONS = Object.freeze({
   [Codes.SESSION_NOT_FOUND]: ["new-chat"],
   [Codes.STREAM_INTERRUPTED]: ["reload"],
   starting_up: ["retry"],
+  maintenance_running: ["retry"],
   sessions_unavailable: ["retry"],
   sessions_timeout: ["retry"],
 });
@@ -83,8 +86,9 @@ export function userMessageFor(messages, bubbleId) {
 
 /**
  * @param {{getClient: () => object, prefs?: {get, set}, now?: () => number, log?: (m: string) => void,
- *          AbortController?: typeof AbortController}} options
+ *          AbortController?: typeof AbortController, firstSession?: Function}} options
  *   AbortController: Zotero's plugin sandbox has none of its own; the pane passes the window's.
+ *   firstSession: the app's one starter (first-session.js), shared by every window's pane.
  */
 export function createChatController({
   getClient,
@@ -93,6 +97,7 @@ export function createChatController({
   log = () => {},
   AbortController: Abort = globalThis.AbortController,
   t = null,
+  firstSession = createSessionStarter(),
 } = {}) {
   if (typeof getClient !== "function")
     throw new TypeError("createChatController needs getClient()");
@@ -115,6 +120,7 @@ export function createChatController({
     streaming: null, // {bubbleId, kind, abort}
     notice: null,
     reveal: null, // {id, version}: the view scrolls this message into view
+    imagesLoading: null, // Promise while restored image snippets fetch their bytes
   };
 
   const emit = (kind = "change") => {
@@ -267,6 +273,73 @@ export function createChatController({
     return "streamed";
   }
 
+  /** Open the first chat (the app's starter makes it once, or finds the one made meanwhile). */
+  async function openFirstSession() {
+    const { sessions, created } = await firstSession(client());
+    state.sessions = sortSessions([...state.sessions, ...sessions].filter(unique));
+    state.phase = "ready";
+    if (busy()) {
+      emit();
+      return false;
+    }
+    if (created) {
+      applySession(created);
+      setNotice(null);
+      emit();
+      return true;
+    }
+    return controller.openSession(state.sessions[0].id);
+  }
+
+  const unique = (s, k, all) => all.findIndex((x) => x.id === s.id) === k;
+
+  /**
+   * Fetch the bytes of the image snippets a restored scope names by sha256 (rewind, edit): the
+   * chips show their thumbnails, and send waits for them. An image that cannot come back is
+   * unpinned, with a notice.
+   */
+  function loadImages() {
+    const sessionId = state.session?.id;
+    const wanted = state.scope.snippets.filter(S.needsImageData);
+    if (!sessionId || !wanted.length) return null;
+    const run = (async () => {
+      let lost = 0;
+      for (const snippet of wanted) {
+        let image = null;
+        try {
+          image = await client().getImage(sessionId, snippet.image.sha256);
+        } catch (err) {
+          log(`image ${snippet.image.sha256.slice(0, 12)}: ${err?.code || err?.message || err}`);
+        }
+        const index = state.scope.snippets.indexOf(snippet);
+        if (index === -1) continue; // unpinned meanwhile, or another scope restored
+        if (image?.data) {
+          state.scope = S.replaceSnippet(state.scope, index, S.withImageData(snippet, image));
+        } else {
+          state.scope = S.removeSnippet(state.scope, index);
+          lost += 1;
+        }
+        emit();
+      }
+      if (lost) {
+        setNotice(
+          infoNotice(
+            say(
+              "zocrates-notice-image-lost",
+              "An image pinned to that question could not be brought back; pin it again from the reader.",
+              { count: lost },
+            ),
+          ),
+        );
+        emit();
+      }
+    })().finally(() => {
+      if (state.imagesLoading === run) state.imagesLoading = null;
+    });
+    state.imagesLoading = run;
+    return run;
+  }
+
   const controller = {
     get state() {
       return state;
@@ -277,23 +350,40 @@ export function createChatController({
       return () => listeners.delete(fn);
     },
 
-    /** Load the session list and open the last used chat (or the newest). */
+    /** Load the session list and open the last used chat (or the newest); a user without
+     * any chat gets a first one (made once, first-session.js). */
     async init() {
       state.phase = "starting";
       setNotice(null);
       emit();
       try {
         const sessions = await client().listSessions();
+        if (!sessions.length) {
+          await openFirstSession();
+          return;
+        }
         state.sessions = sortSessions(sessions);
         state.phase = "ready";
         const last = prefs.get(LAST_SESSION_PREF);
         const pick = state.sessions.find((s) => s.id === last) || state.sessions[0];
-        if (pick) await controller.openSession(pick.id);
-        else emit();
+        await controller.openSession(pick.id);
       } catch (err) {
         state.phase = "offline";
         setNotice(noticeFrom(err, { retry: () => controller.init() }));
         emit();
+      }
+    },
+
+    /** The pane was shown (opened from its rail, the View menu or the shortcut): a user who
+     * deleted every chat gets a fresh one, as when a window opens. */
+    async showing() {
+      if (state.phase !== "ready" || state.session || busy() || state.loadingSession) return false;
+      try {
+        return await openFirstSession();
+      } catch (err) {
+        setNotice(noticeFrom(err, { retry: () => controller.showing() }));
+        emit();
+        return false;
       }
     },
 
@@ -452,17 +542,24 @@ export function createChatController({
       const s = snippet || state.readerSelection;
       if (!s) return false;
       const before = state.scope.snippets.length;
+      const image = S.isImageSnippet(s);
       state.scope = S.addSnippet(state.scope, s);
-      if (state.readerSelection && s.text === state.readerSelection.text)
+      if (!image && state.readerSelection && s.text === state.readerSelection.text)
         state.readerSelection = null;
-      if (state.scope.snippets.length === before && !S.canAddSnippet(state.scope)) {
+      if (state.scope.snippets.length === before && !S.canAddSnippet(state.scope, { image })) {
         setNotice(
           infoNotice(
-            say(
-              "zocrates-notice-pin-limit",
-              `At most ${S.LIMITS.snippets} passages can be pinned to a question.`,
-              { max: S.LIMITS.snippets },
-            ),
+            image && S.canAddSnippet(state.scope)
+              ? say(
+                  "zocrates-notice-pin-image-limit",
+                  `At most ${S.LIMITS.images} images can be pinned to a question.`,
+                  { max: S.LIMITS.images },
+                )
+              : say(
+                  "zocrates-notice-pin-limit",
+                  `At most ${S.LIMITS.snippets} passages can be pinned to a question.`,
+                  { max: S.LIMITS.snippets },
+                ),
           ),
         );
       }
@@ -473,6 +570,12 @@ export function createChatController({
 
     removeSnippet(index) {
       state.scope = S.removeSnippet(state.scope, index);
+      emit();
+    },
+
+    /** An info notice from outside the pane (an image annotation that could not be read). */
+    notify(message) {
+      setNotice(infoNotice(String(message)));
       emit();
     },
 
@@ -491,6 +594,8 @@ export function createChatController({
       const prompt = String(text ?? "").trim();
       if (!prompt) return false;
       if (blockWhileStreaming("send")) return false;
+      // Images restored from an earlier question go out with their bytes.
+      if (state.imagesLoading) await state.imagesLoading;
       let body;
       try {
         if (!state.session) {
@@ -622,6 +727,7 @@ export function createChatController({
       state.scope = restoredScope(target.context, state.selection);
       state.modeChosen = true;
       restoreComposer(target.text);
+      loadImages();
       setNotice(
         infoNotice(
           say(
@@ -662,6 +768,7 @@ export function createChatController({
       state.modeChosen = true;
       restoreComposer(target.text);
       setNotice(null);
+      loadImages();
       emit();
       return true;
     },

@@ -37,6 +37,7 @@ const PATHS = {
   panel: ["M2.5 3h11v10h-11z", "M10 3v10"],
   refresh: ["M13 8a5 5 0 1 1-1.5-3.5", "M13 2.5v3h-3"],
   arrowRight: ["M3 8h10", "M9 4l4 4-4 4"],
+  image: ["M2.5 3.5h11v9h-11z", "M2.5 10.5l3-3 2.5 2.5 2-2 3.5 3.5", "M10.5 6.2v.1"],
 };
 
 export const ICON_NAMES = Object.freeze(Object.keys(PATHS));

@@ -36,8 +36,10 @@ export function createMessagesView(ctx, { noticeBody }) {
     if (!context) return "";
     const scope = S.scopeFromContext(context);
     const bits = [S.scopeLabel(scope, h.t)];
-    if (scope.snippets.length)
-      bits.push(h.t("zocrates-scope-snippets", { count: scope.snippets.length }));
+    const images = S.imageCount(scope);
+    const passages = scope.snippets.length - images;
+    if (passages) bits.push(h.t("zocrates-scope-snippets", { count: passages }));
+    if (images) bits.push(h.t("zocrates-scope-images", { count: images }));
     return bits.join(" · ");
   }
 
@@ -327,7 +329,7 @@ export function createMessagesView(ctx, { noticeBody }) {
 
   function messageSig(m, state) {
     if (m.kind === "user")
-      return `u|${m.text}|${m.invocationId}|${state.streaming ? 1 : 0}|${JSON.stringify(m.context || null).length}`;
+      return `u|${m.text}|${m.invocationId}|${state.streaming ? 1 : 0}|${S.contextSignature(m.context)}`;
     return null; // assistants update in place
   }
 

@@ -9,7 +9,8 @@
  *   getReaderSelection?(): snippet | null            onReaderSelection?(cb) -> unsubscribe
  *   openCitation({itemKey, page}): Promise           openURL?(url)    openPreferences?()
  *   isMac?, canCollapse?, onCollapse?(), now?(), setTimeout?, clearTimeout?, log?(msg),
- *   AbortController? (the window's: Zotero's plugin sandbox has no AbortController)
+ *   AbortController? (the window's: Zotero's plugin sandbox has no AbortController),
+ *   firstSession? (the app's one first-chat starter, ui/first-session.js: shared by windows)
  * }
  */
 import { createThrottle } from "../throttle.js";
@@ -26,6 +27,7 @@ export function createPane({ doc, root, env }) {
     log: env.log,
     AbortController: env.AbortController,
     t: env.l10n ? env.l10n.t : null,
+    ...(env.firstSession ? { firstSession: env.firstSession } : {}),
   });
   const view = createPaneView({ doc, root, controller, env });
   const setTimer = env.setTimeout || ((f, ms) => setTimeout(f, ms));
@@ -69,6 +71,10 @@ export function createPane({ doc, root, env }) {
     start: () => controller.init(),
     refreshSelection,
     pinSnippet: (snippet) => controller.pinSnippet(snippet),
+    /** An info notice in the pane (an image that could not be pinned). */
+    notify: (message) => controller.notify(message),
+    /** The pane became visible: a user without any chat gets one (first-session.js). */
+    showing: () => controller.showing(),
     focus: () => view.focusComposer(),
     /** How many state changes there were and how many renders they cost (throttling). */
     stats,

@@ -12,7 +12,13 @@ export const CONFIG_GROUPS = Object.freeze([
     id: "models",
     titleId: "zocrates-pref-models",
     introId: "zocrates-pref-models-intro",
-    keys: ["coordinator_model", "subagent_model", "synthesizer_model", "model_api_base"],
+    keys: [
+      "coordinator_model",
+      "subagent_model",
+      "synthesizer_model",
+      "synthesizer_thinking",
+      "model_api_base",
+    ],
   },
   {
     id: "research",
@@ -58,6 +64,7 @@ export const FIELD_LABELS = Object.freeze({
   coordinator_model: "zocrates-pref-coordinator-model",
   subagent_model: "zocrates-pref-subagent-model",
   synthesizer_model: "zocrates-pref-synthesizer-model",
+  synthesizer_thinking: "zocrates-pref-synthesizer-thinking",
   model_api_base: "zocrates-pref-model-api-base",
   hitl_enabled: "zocrates-pref-hitl-enabled",
   max_retrieval_tools: "zocrates-pref-max-retrieval-tools",
@@ -97,9 +104,23 @@ const MODEL_KEYS = new Set([
   "compaction_summarizer_model",
 ]);
 
+/** The values of a reference `type` that lists them (`Literal['off', 'low']`), else null. */
+export function fieldChoices(type) {
+  const m = /^Literal\[(.*)\]$/.exec(String(type || "").trim());
+  if (!m) return null;
+  const values = [...m[1].matchAll(/'([^']*)'|"([^"]*)"/g)].map((v) => v[1] ?? v[2]);
+  return values.length ? values : null;
+}
+
+/** The Fluent id of a choice's label, for the keys whose values the plugin knows. */
+export function choiceLabelId(key, value) {
+  return key === "synthesizer_thinking" ? `zocrates-pref-thinking-${value}` : null;
+}
+
 /** The control a reference `type` gets. */
 export function fieldKind(type, key = "") {
   const t = String(type || "").replace(/\s+/g, "");
+  if (fieldChoices(type)) return "choice";
   if (t === "bool") return "bool";
   if (t === "int") return "int";
   if (t === "int|None" || t === "None|int") return "int-nullable";
@@ -134,6 +155,7 @@ export function configGroups({ config = {}, reference = [] } = {}) {
       helpId: labelId && `${labelId}-help`,
       label: humanize(key),
       kind: fieldKind(ref.type, key),
+      choices: fieldChoices(ref.type),
       value: config[key],
       defaultValue: ref.default,
       description: ref.description || "",

@@ -26,6 +26,7 @@ import {
 } from "./format.js";
 import { icon } from "./icons.js";
 import {
+  choiceLabelId,
   checkGatewayURL,
   configGroups,
   formatFieldValue,
@@ -359,6 +360,18 @@ export function mountPreferences({ doc, root, env }) {
     let datalist = null;
     if (field.kind === "bool") {
       input = h("input", { type: "checkbox", id, props: { checked: !!field.value } });
+      input.addEventListener("change", () => saveField(field, input, fieldStatus));
+    } else if (field.kind === "choice") {
+      // A known key's values are Fluent messages; a newer gateway's show as they are.
+      input = h(
+        "select",
+        { id, class: "zc-pref-input" },
+        field.choices.map((value) => {
+          const labelId = choiceLabelId(field.key, value);
+          const selected = value === field.value ? { selected: "" } : {};
+          return h("option", { value, l10n: labelId, ...selected }, labelId ? [] : [value]);
+        }),
+      );
       input.addEventListener("change", () => saveField(field, input, fieldStatus));
     } else {
       const attrs = {

@@ -4,16 +4,22 @@
  * APIs used (the same in Zotero 7 to 10, test/zotero-versions.js): Zotero.initializationPromise / unlockPromise / uiReadyPromise,
  * Zotero.getMainWindows(), Zotero.PreferencePanes.register({pluginID, src, label, image})
  * (resolves to the pane's id), Zotero.Utilities.Internal.openPreferences(paneID),
- * Zotero.Reader.registerEventListener("renderTextSelectionPopup", handler, pluginID) (removed
- * by Zotero when the plugin shuts down), Zotero.DataDirectory.dir, Zotero.Prefs.get/set(key,
- * true), window.MozXULElement.insertFTLIfNeeded(name), IOUtils.readUTF8, PathUtils.join.
+ * Zotero.Reader.registerEventListener("renderTextSelectionPopup" and
+ * "createAnnotationContextMenu", handler, pluginID) (removed by Zotero when the plugin shuts
+ * down), Zotero.DataDirectory.dir, Zotero.Prefs.get/set(key, true),
+ * window.MozXULElement.insertFTLIfNeeded(name), IOUtils.readUTF8, PathUtils.join; for image
+ * annotations the APIs listed in annotations.js (Zotero.Annotations, Zotero.PDFWorker,
+ * IOUtils.read).
  */
 import { createLocalization } from "../l10n.js";
 import { config, FTL, PREFS } from "../config.js";
 import { describeError } from "../errors.js";
+import { formatBytes, IMAGE_LIMITS } from "../images.js";
 import { snippetFromSelection } from "../scope.js";
+import { createSessionStarter } from "../ui/first-session.js";
 import { mountPreferences } from "../ui/prefs-view.js";
 import { checkGatewayURL } from "../ui/prefs-model.js";
+import { imageAnnotationKeys, imageSnippetOf } from "./annotations.js";
 import { createEnv } from "./env.js";
 import { mountSidebar } from "./sidebar.js";
 
@@ -56,6 +62,8 @@ export function createApp({
     lastSelection: null,
     windows: new Map(),
   };
+  // One first chat for a user who has none, whichever window's pane asks first.
+  const firstSession = createSessionStarter();
 
   const readerListeners = new Set();
 
@@ -100,6 +108,12 @@ export function createApp({
       Zotero.Reader?.registerEventListener?.(
         "renderTextSelectionPopup",
         (event) => this.renderSelectionPopup(event),
+        config.addonID,
+      );
+      // An image annotation's context menu gets "Ask Zocrates about this image".
+      Zotero.Reader?.registerEventListener?.(
+        "createAnnotationContextMenu",
+        (event) => this.annotationContextMenu(event),
         config.addonID,
       );
       if (env.getPref(PREFS.registerOnStartup, true)) {
@@ -212,6 +226,53 @@ export function createApp({
         mounted?.pinSnippet?.(snippet);
       });
       event.append(button);
+    },
+
+    /** The pane's shared first-chat starter (src/ui/first-session.js). */
+    firstSession,
+
+    /** createAnnotationContextMenu: for image annotations, the item that pins their images. */
+    annotationContextMenu(event) {
+      let targets = [];
+      try {
+        targets = imageAnnotationKeys(Zotero, event?.reader, event?.params?.ids);
+      } catch (err) {
+        log(`annotation menu: ${err?.message || err}`);
+      }
+      if (!targets.length || typeof event.append !== "function") return;
+      const win = event.reader?._window || Zotero.getMainWindow?.();
+      event.append({
+        label: this.l10n().t("zocrates-reader-pin-image"),
+        onCommand: () => {
+          this.pinImages(targets, win).catch((err) => log(`pin image: ${err?.message || err}`));
+        },
+      });
+    },
+
+    /** Read the annotations' images and pin them in the window's pane (which opens). */
+    async pinImages(targets, win) {
+      const mounted = data.windows.get(win) || [...data.windows.values()][0];
+      if (!mounted) return 0;
+      const l10n = this.l10n();
+      let pinned = 0;
+      for (const target of targets) {
+        try {
+          const snippet = await imageSnippetOf({ Zotero, IOUtils, win }, target);
+          mounted.pinSnippet(snippet);
+          pinned += 1;
+        } catch (err) {
+          log(`image annotation ${target.key}: ${err?.message || err}`);
+          mounted.notify?.(
+            err?.reason === "too_large"
+              ? l10n.t("zocrates-notice-image-too-large", {
+                  size: formatBytes(err.size),
+                  max: formatBytes(IMAGE_LIMITS.bytes),
+                })
+              : l10n.t("zocrates-notice-image-unreadable", { reason: err?.reason || "error" }),
+          );
+        }
+      }
+      return pinned;
     },
 
     /** Zotero.Reader renderTextSelectionPopup event -> the snippet it would pin. */

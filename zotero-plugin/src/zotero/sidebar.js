@@ -17,7 +17,8 @@
  * items.js); in a reader tab, the open paper (Zotero.Reader.getByTabID(Zotero_Tabs.selectedID)
  * ._item); selection changes through ZoteroPane.itemsView.onSelect / collectionsView.onSelect
  * and the Notifier's tab `select` events; the reader's text selection through
- * app.onReaderSelection (Zotero.Reader's renderTextSelectionPopup, registered in app.js).
+ * app.onReaderSelection (Zotero.Reader's renderTextSelectionPopup, registered in app.js);
+ * image annotations through app.pinImages (createAnnotationContextMenu, annotations.js).
  * Citations open with items.js openCitation (Zotero.Reader.open at the cited page).
  *
  * The pane itself (src/ui/pane.js) is the same code the browser harness (test-ui/) runs.
@@ -183,7 +184,10 @@ export function mountSidebar(win, app) {
     rail.hidden = open;
     menuItem?.setAttribute("checked", String(!!open));
     env.setPref(PREFS.paneOpen, !!open);
-    if (open) pane?.focus();
+    if (open && pane) {
+      pane.focus();
+      pane.showing().catch((err) => app.log(`pane shown: ${err?.message || err}`));
+    }
   }
 
   // The paper open in a reader tab goes to the front of the embedding queue, so meaning
@@ -225,6 +229,7 @@ export function mountSidebar(win, app) {
       clearTimeout: (id) => win.clearTimeout(id),
       log: (m) => app.log(`pane: ${m}`),
       l10n: app.l10n?.(),
+      firstSession: app.firstSession,
       copyAnswer: (answer) => copyAnswer({ Zotero, pane: win.ZoteroPane, ...answer }),
       saveNote: (answer) => saveAnswerNote({ Zotero, pane: win.ZoteroPane, ...answer }),
     },
@@ -241,11 +246,16 @@ export function mountSidebar(win, app) {
     setOpen,
     toggle,
     isOpen,
-    /** Pin a passage from the reader and bring the pane up, focused. */
+    /** Pin a passage or an image from the reader and bring the pane up, focused. */
     pinSnippet(snippet) {
       setOpen(true);
       pane.pinSnippet(snippet);
       pane.focus();
+    },
+    /** Tell the user something in the pane (and bring it up). */
+    notify(message) {
+      setOpen(true);
+      pane.notify(message);
     },
     unmount() {
       stopPrioritizing();

@@ -145,6 +145,12 @@ zocrates-pref-subagent-model = Suchmodell
 zocrates-pref-subagent-model-help = Führt die Suchdurchgänge in Ihrer Bibliothek aus.
 zocrates-pref-synthesizer-model = Antwortmodell
 zocrates-pref-synthesizer-model-help = Schreibt die Antwort mit ihren Belegen.
+zocrates-pref-synthesizer-thinking = Nachdenken des Antwortmodells
+zocrates-pref-synthesizer-thinking-help = Wie lange das Antwortmodell nachdenkt, bevor es schreibt (Gemini 2.5 und neuer, Reasoning-Modelle über LiteLLM; andere ignorieren es). Mehr Nachdenken: bessere Antworten auf schwierige Fragen, langsamer und teurer. Seine Gedanken erscheinen als Schritte, nie in der Antwort.
+zocrates-pref-thinking-off = Aus (Voreinstellung des Modells)
+zocrates-pref-thinking-low = Wenig
+zocrates-pref-thinking-medium = Mittel
+zocrates-pref-thinking-high = Viel
 zocrates-pref-model-api-base = URL des Modellservers
 zocrates-pref-model-api-base-help = Basis-URL eines OpenAI-kompatiblen oder Ollama-Servers für LiteLLM-Modelle. API-Schlüssel kommen aus der Umgebung von Zocrates (GOOGLE_API_KEY, OPENROUTER_API_KEY, ZOCRATES_MODEL_API_KEY), nie aus dieser Datei.
 

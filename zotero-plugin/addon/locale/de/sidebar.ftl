@@ -186,6 +186,12 @@ zocrates-snippet-offer =
     .title = Den im Reader markierten Text anheften: Die Frage konzentriert sich dann darauf
 zocrates-snippet-offer-text = Markierten Text anheften: „{ $text }“
 zocrates-snippet-offer-text-page = Markierten Text anheften (S. { $page }): „{ $text }“
+zocrates-snippet-image-label = Bild
+zocrates-snippet-image-wait =
+    .title = Das Bild wird zurückgeholt …
+zocrates-snippet-image-unpin =
+    .title = Ablösen
+    .aria-label = Dieses Bild ablösen
 
 ## Bereichsauswahl.
 
@@ -202,6 +208,12 @@ zocrates-scope-snippets =
        *[other] { $count } angeheftete Textstellen
     }
 zocrates-reader-pin = Zocrates hierzu fragen
+zocrates-scope-images =
+    { $count ->
+        [one] { $count } angeheftetes Bild
+       *[other] { $count } angeheftete Bilder
+    }
+zocrates-reader-pin-image = Zocrates zu diesem Bild fragen
 
 ## Deep-Research-Kontrollpunktkarte (die IDs entsprechen den ENGLISH-Schlüsseln in src/card.js).
 
@@ -311,6 +323,14 @@ zocrates-notice-busy-checkpoint = Zocrates antwortet noch. Warten Sie, oder klic
 zocrates-notice-busy-rewind = Zocrates antwortet noch. Warten Sie, oder klicken Sie auf Stopp, bevor Sie zurücksetzen.
 zocrates-notice-busy-edit = Zocrates antwortet noch. Warten Sie, oder klicken Sie auf Stopp, bevor Sie eine Frage bearbeiten.
 zocrates-notice-pin-limit = Höchstens { $max } Textstellen können an eine Frage angeheftet werden.
+zocrates-notice-pin-image-limit = Höchstens { $max } Bilder können an eine Frage angeheftet werden.
+zocrates-notice-image-lost =
+    { $count ->
+        [one] Ein an diese Frage angeheftetes Bild konnte nicht zurückgeholt werden; heften Sie es im Reader erneut an.
+       *[other] { $count } an diese Frage angeheftete Bilder konnten nicht zurückgeholt werden; heften Sie sie im Reader erneut an.
+    }
+zocrates-notice-image-unreadable = Zotero konnte das Bild dieser Anmerkung nicht liefern ({ $reason }). Scrollen Sie im Reader zu ihr, damit Zotero sie zeichnet, und heften Sie sie dann erneut an.
+zocrates-notice-image-too-large = Dieses Bild ist auch verkleinert { $size } groß; Zocrates nimmt Bilder bis { $max }. Zeichnen Sie eine kleinere Bildanmerkung.
 zocrates-notice-rewind-unsaved = Diese Frage ist noch nicht gespeichert, es gibt also nichts zurückzusetzen.
 zocrates-notice-rewound = Zurückgesetzt: Die Frage steht wieder im Feld unten, mit dem Bereich und den Textstellen, mit denen sie gestellt wurde.
 zocrates-notice-edit-unsaved = Diese Frage ist noch nicht gespeichert und kann daher nicht bearbeitet werden.

@@ -149,6 +149,12 @@ zocrates-pref-subagent-model = Search model
 zocrates-pref-subagent-model-help = Runs the search passes through your library.
 zocrates-pref-synthesizer-model = Answer model
 zocrates-pref-synthesizer-model-help = Writes the answer with its citations.
+zocrates-pref-synthesizer-thinking = Answer model's thinking
+zocrates-pref-synthesizer-thinking-help = How long the answer model thinks before it writes (Gemini 2.5 and later, reasoning models through LiteLLM; others ignore it). More thinking: better answers to hard questions, slower and dearer. Its thoughts show as steps, never in the answer.
+zocrates-pref-thinking-off = Off (the model's own default)
+zocrates-pref-thinking-low = Low
+zocrates-pref-thinking-medium = Medium
+zocrates-pref-thinking-high = High
 zocrates-pref-model-api-base = Model server URL
 zocrates-pref-model-api-base-help = Base URL of an OpenAI-compatible or Ollama server for LiteLLM models. API keys come from Zocrates's environment (GOOGLE_API_KEY, OPENROUTER_API_KEY, ZOCRATES_MODEL_API_KEY), never from this file.
 

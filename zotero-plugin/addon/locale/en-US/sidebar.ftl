@@ -186,6 +186,12 @@ zocrates-snippet-offer =
     .title = Pin the text selected in the reader: the question will focus on it
 zocrates-snippet-offer-text = Pin selected text: “{ $text }”
 zocrates-snippet-offer-text-page = Pin selected text (p. { $page }): “{ $text }”
+zocrates-snippet-image-label = Image
+zocrates-snippet-image-wait =
+    .title = Bringing the image back…
+zocrates-snippet-image-unpin =
+    .title = Unpin
+    .aria-label = Unpin this image
 
 ## Scope chooser.
 
@@ -202,6 +208,12 @@ zocrates-scope-snippets =
        *[other] { $count } pinned passages
     }
 zocrates-reader-pin = Ask Zocrates about this
+zocrates-scope-images =
+    { $count ->
+        [one] { $count } pinned image
+       *[other] { $count } pinned images
+    }
+zocrates-reader-pin-image = Ask Zocrates about this image
 
 ## Deep-research checkpoint card (ids match src/card.js ENGLISH keys).
 
@@ -311,6 +323,14 @@ zocrates-notice-busy-checkpoint = Zocrates is still answering. Wait for it, or p
 zocrates-notice-busy-rewind = Zocrates is still answering. Wait for it, or press Stop, before you rewind.
 zocrates-notice-busy-edit = Zocrates is still answering. Wait for it, or press Stop, before you edit a question.
 zocrates-notice-pin-limit = At most { $max } passages can be pinned to a question.
+zocrates-notice-pin-image-limit = At most { $max } images can be pinned to a question.
+zocrates-notice-image-lost =
+    { $count ->
+        [one] An image pinned to that question could not be brought back; pin it again from the reader.
+       *[other] { $count } images pinned to that question could not be brought back; pin them again from the reader.
+    }
+zocrates-notice-image-unreadable = Zotero could not give the image of that annotation ({ $reason }). Scroll to it in the reader so that Zotero draws it, then pin it again.
+zocrates-notice-image-too-large = That image is { $size } even scaled down; Zocrates takes images of up to { $max }. Draw a smaller image annotation.
 zocrates-notice-rewind-unsaved = This question was not saved yet, so there is nothing to rewind.
 zocrates-notice-rewound = Rewound: the question is back in the box below, with the scope and passages it was asked with.
 zocrates-notice-edit-unsaved = This question was not saved yet, so it cannot be edited.

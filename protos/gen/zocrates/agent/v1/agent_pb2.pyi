@@ -15,17 +15,29 @@ class ContextItem(_message.Message):
     title: str
     def __init__(self, item_key: _Optional[str] = ..., title: _Optional[str] = ...) -> None: ...
 
+class SnippetImage(_message.Message):
+    __slots__ = ("mime_type", "data")
+    MIME_TYPE_FIELD_NUMBER: _ClassVar[int]
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    mime_type: str
+    data: bytes
+    def __init__(self, mime_type: _Optional[str] = ..., data: _Optional[bytes] = ...) -> None: ...
+
 class Snippet(_message.Message):
-    __slots__ = ("text", "item_key", "page", "title")
+    __slots__ = ("text", "item_key", "page", "title", "kind", "image")
     TEXT_FIELD_NUMBER: _ClassVar[int]
     ITEM_KEY_FIELD_NUMBER: _ClassVar[int]
     PAGE_FIELD_NUMBER: _ClassVar[int]
     TITLE_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    IMAGE_FIELD_NUMBER: _ClassVar[int]
     text: str
     item_key: str
     page: int
     title: str
-    def __init__(self, text: _Optional[str] = ..., item_key: _Optional[str] = ..., page: _Optional[int] = ..., title: _Optional[str] = ...) -> None: ...
+    kind: str
+    image: SnippetImage
+    def __init__(self, text: _Optional[str] = ..., item_key: _Optional[str] = ..., page: _Optional[int] = ..., title: _Optional[str] = ..., kind: _Optional[str] = ..., image: _Optional[_Union[SnippetImage, _Mapping]] = ...) -> None: ...
 
 class ChatRequest(_message.Message):
     __slots__ = ("session", "prompt", "items", "collection_key", "collection_name", "snippets", "mode")

@@ -135,6 +135,22 @@ class RenameSessionRequest(_message.Message):
     title: str
     def __init__(self, ref: _Optional[_Union[_session_ref_pb2.SessionRef, _Mapping]] = ..., title: _Optional[str] = ...) -> None: ...
 
+class GetPromptImageRequest(_message.Message):
+    __slots__ = ("ref", "sha256")
+    REF_FIELD_NUMBER: _ClassVar[int]
+    SHA256_FIELD_NUMBER: _ClassVar[int]
+    ref: _session_ref_pb2.SessionRef
+    sha256: str
+    def __init__(self, ref: _Optional[_Union[_session_ref_pb2.SessionRef, _Mapping]] = ..., sha256: _Optional[str] = ...) -> None: ...
+
+class PromptImage(_message.Message):
+    __slots__ = ("mime_type", "data")
+    MIME_TYPE_FIELD_NUMBER: _ClassVar[int]
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    mime_type: str
+    data: bytes
+    def __init__(self, mime_type: _Optional[str] = ..., data: _Optional[bytes] = ...) -> None: ...
+
 class GetStorageStatsRequest(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
@@ -196,6 +212,26 @@ class MaintenanceReport(_message.Message):
     duration_ms: float
     skipped_active: int
     def __init__(self, deleted_empty: _Optional[int] = ..., deleted_expired: _Optional[int] = ..., deleted_over_cap: _Optional[int] = ..., deleted_ids: _Optional[_Iterable[str]] = ..., vacuumed: _Optional[bool] = ..., vacuum_skipped_reason: _Optional[str] = ..., size_before: _Optional[int] = ..., size_after: _Optional[int] = ..., duration_ms: _Optional[float] = ..., skipped_active: _Optional[int] = ...) -> None: ...
+
+class GetOwedVacuumRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class OwedVacuum(_message.Message):
+    __slots__ = ("owed", "deleted", "since")
+    OWED_FIELD_NUMBER: _ClassVar[int]
+    DELETED_FIELD_NUMBER: _ClassVar[int]
+    SINCE_FIELD_NUMBER: _ClassVar[int]
+    owed: bool
+    deleted: int
+    since: float
+    def __init__(self, owed: _Optional[bool] = ..., deleted: _Optional[int] = ..., since: _Optional[float] = ...) -> None: ...
+
+class RunDeferredVacuumRequest(_message.Message):
+    __slots__ = ("active_session_ids",)
+    ACTIVE_SESSION_IDS_FIELD_NUMBER: _ClassVar[int]
+    active_session_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, active_session_ids: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class UseDataDirRequest(_message.Message):
     __slots__ = ("zotero_data_dir",)

@@ -80,6 +80,11 @@ class SessionServiceStub:
                 request_serializer=zocrates_dot_sessions_dot_v1_dot_sessions__pb2.RenameSessionRequest.SerializeToString,
                 response_deserializer=zocrates_dot_sessions_dot_v1_dot_sessions__pb2.FormattedSessionReply.FromString,
                 _registered_method=True)
+        self.GetPromptImage = channel.unary_unary(
+                '/zocrates.sessions.v1.SessionService/GetPromptImage',
+                request_serializer=zocrates_dot_sessions_dot_v1_dot_sessions__pb2.GetPromptImageRequest.SerializeToString,
+                response_deserializer=zocrates_dot_sessions_dot_v1_dot_sessions__pb2.PromptImage.FromString,
+                _registered_method=True)
         self.GetStorageStats = channel.unary_unary(
                 '/zocrates.sessions.v1.SessionService/GetStorageStats',
                 request_serializer=zocrates_dot_sessions_dot_v1_dot_sessions__pb2.GetStorageStatsRequest.SerializeToString,
@@ -88,6 +93,16 @@ class SessionServiceStub:
         self.RunMaintenance = channel.unary_unary(
                 '/zocrates.sessions.v1.SessionService/RunMaintenance',
                 request_serializer=zocrates_dot_sessions_dot_v1_dot_sessions__pb2.RunMaintenanceRequest.SerializeToString,
+                response_deserializer=zocrates_dot_sessions_dot_v1_dot_sessions__pb2.MaintenanceReport.FromString,
+                _registered_method=True)
+        self.GetOwedVacuum = channel.unary_unary(
+                '/zocrates.sessions.v1.SessionService/GetOwedVacuum',
+                request_serializer=zocrates_dot_sessions_dot_v1_dot_sessions__pb2.GetOwedVacuumRequest.SerializeToString,
+                response_deserializer=zocrates_dot_sessions_dot_v1_dot_sessions__pb2.OwedVacuum.FromString,
+                _registered_method=True)
+        self.RunDeferredVacuum = channel.unary_unary(
+                '/zocrates.sessions.v1.SessionService/RunDeferredVacuum',
+                request_serializer=zocrates_dot_sessions_dot_v1_dot_sessions__pb2.RunDeferredVacuumRequest.SerializeToString,
                 response_deserializer=zocrates_dot_sessions_dot_v1_dot_sessions__pb2.MaintenanceReport.FromString,
                 _registered_method=True)
         self.UseDataDir = channel.unary_unary(
@@ -156,6 +171,14 @@ class SessionServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetPromptImage(self, request, context):
+        """An image a prompt of the session carried (an image snippet), by the SHA-256 its
+        message's context names; rewound prompts count. NOT_FOUND "image_not_found".
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetStorageStats(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -163,6 +186,21 @@ class SessionServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def RunMaintenance(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetOwedVacuum(self, request, context):
+        """The VACUUM that RunMaintenance deferred while chats were in flight
+        ("chat_in_progress"): whether it is still owed, and running it once no chat
+        runs, under the same rules (vacuum_skipped_reason "not_owed" when nothing is).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RunDeferredVacuum(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -224,6 +262,11 @@ def add_SessionServiceServicer_to_server(servicer, server):
                     request_deserializer=zocrates_dot_sessions_dot_v1_dot_sessions__pb2.RenameSessionRequest.FromString,
                     response_serializer=zocrates_dot_sessions_dot_v1_dot_sessions__pb2.FormattedSessionReply.SerializeToString,
             ),
+            'GetPromptImage': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetPromptImage,
+                    request_deserializer=zocrates_dot_sessions_dot_v1_dot_sessions__pb2.GetPromptImageRequest.FromString,
+                    response_serializer=zocrates_dot_sessions_dot_v1_dot_sessions__pb2.PromptImage.SerializeToString,
+            ),
             'GetStorageStats': grpc.unary_unary_rpc_method_handler(
                     servicer.GetStorageStats,
                     request_deserializer=zocrates_dot_sessions_dot_v1_dot_sessions__pb2.GetStorageStatsRequest.FromString,
@@ -232,6 +275,16 @@ def add_SessionServiceServicer_to_server(servicer, server):
             'RunMaintenance': grpc.unary_unary_rpc_method_handler(
                     servicer.RunMaintenance,
                     request_deserializer=zocrates_dot_sessions_dot_v1_dot_sessions__pb2.RunMaintenanceRequest.FromString,
+                    response_serializer=zocrates_dot_sessions_dot_v1_dot_sessions__pb2.MaintenanceReport.SerializeToString,
+            ),
+            'GetOwedVacuum': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetOwedVacuum,
+                    request_deserializer=zocrates_dot_sessions_dot_v1_dot_sessions__pb2.GetOwedVacuumRequest.FromString,
+                    response_serializer=zocrates_dot_sessions_dot_v1_dot_sessions__pb2.OwedVacuum.SerializeToString,
+            ),
+            'RunDeferredVacuum': grpc.unary_unary_rpc_method_handler(
+                    servicer.RunDeferredVacuum,
+                    request_deserializer=zocrates_dot_sessions_dot_v1_dot_sessions__pb2.RunDeferredVacuumRequest.FromString,
                     response_serializer=zocrates_dot_sessions_dot_v1_dot_sessions__pb2.MaintenanceReport.SerializeToString,
             ),
             'UseDataDir': grpc.unary_unary_rpc_method_handler(
@@ -494,6 +547,33 @@ class SessionService:
             _registered_method=True)
 
     @staticmethod
+    def GetPromptImage(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/zocrates.sessions.v1.SessionService/GetPromptImage',
+            zocrates_dot_sessions_dot_v1_dot_sessions__pb2.GetPromptImageRequest.SerializeToString,
+            zocrates_dot_sessions_dot_v1_dot_sessions__pb2.PromptImage.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
     def GetStorageStats(request,
             target,
             options=(),
@@ -536,6 +616,60 @@ class SessionService:
             target,
             '/zocrates.sessions.v1.SessionService/RunMaintenance',
             zocrates_dot_sessions_dot_v1_dot_sessions__pb2.RunMaintenanceRequest.SerializeToString,
+            zocrates_dot_sessions_dot_v1_dot_sessions__pb2.MaintenanceReport.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetOwedVacuum(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/zocrates.sessions.v1.SessionService/GetOwedVacuum',
+            zocrates_dot_sessions_dot_v1_dot_sessions__pb2.GetOwedVacuumRequest.SerializeToString,
+            zocrates_dot_sessions_dot_v1_dot_sessions__pb2.OwedVacuum.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RunDeferredVacuum(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/zocrates.sessions.v1.SessionService/RunDeferredVacuum',
+            zocrates_dot_sessions_dot_v1_dot_sessions__pb2.RunDeferredVacuumRequest.SerializeToString,
             zocrates_dot_sessions_dot_v1_dot_sessions__pb2.MaintenanceReport.FromString,
             options,
             channel_credentials,
