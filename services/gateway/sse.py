@@ -33,27 +33,32 @@ def error_frame(exc: ZocratesError) -> bytes:
 def event_stream_responses(
     *, description: str, events: Sequence[str], example: str
 ) -> dict[int | str, dict[str, Any]]:
-    """OpenAPI ``responses`` entry (200) of a route that answers with :func:`sse_response`."""
+    """OpenAPI ``responses`` entry (200) of a route that answers with :func:`sse_response`.
+
+    As OpenAPI 3.2 describes a sequential media type: ``itemSchema`` is one event, ``schema``
+    the whole stream, the sequence of its events (schemathesis validates a stream so)."""
+    item = {
+        "type": "object",
+        "required": ["event", "data"],
+        "properties": {
+            "event": {"type": "string", "enum": list(events)},
+            "data": {"type": "string", "contentMediaType": "application/json"},
+        },
+    }
     return {
         200: {
             "description": description,
             "content": {
                 MEDIA_TYPE: {
                     "schema": {
-                        "type": "string",
+                        "type": "array",
+                        "items": item,
                         "description": (
                             "Frames of `event: <type>` and `data: <JSON object>`, each ended "
                             "by a blank line."
                         ),
                     },
-                    "itemSchema": {
-                        "type": "object",
-                        "required": ["event", "data"],
-                        "properties": {
-                            "event": {"type": "string", "enum": list(events)},
-                            "data": {"type": "string", "contentMediaType": "application/json"},
-                        },
-                    },
+                    "itemSchema": item,
                     "example": example,
                 }
             },

@@ -1,8 +1,8 @@
 """One research turn is one trace across every service: `zocrates run` with
 ZOCRATES_OTLP_ENDPOINT set, a chat sent with a caller's W3C traceparent, and a local collector
 speaking OTLP's real wire format receives spans from the gateway, the agent (its gRPC handler
-and ADK's own agent/LLM/tool spans), the sessions service, the reranker and the compactor, all
-in the caller's trace."""
+and ADK's own agent/LLM/tool spans), the sessions service, the reranker and the compactor (its
+envelope gate opened for the test), all in the caller's trace."""
 
 from __future__ import annotations
 
@@ -65,6 +65,17 @@ def test_a_research_turn_is_one_trace_across_the_services(tmp_path: pathlib.Path
         token = (zotero_dir / "zocrates-data" / "gateway.token").read_text().strip()
         headers = {"Authorization": f"Bearer {token}"}
         with httpx.Client(base_url=f"http://127.0.0.1:{base}", headers=headers, timeout=120) as api:
+            # The gateway calls the compactor only when the envelope gate opens: open it at the
+            # first turn, as a user would through the preferences API.
+            opened = api.put(
+                "/config",
+                json={
+                    "adaptive_compaction_retention_turns": 0,
+                    "adaptive_compaction_min_turns": 1,
+                    "adaptive_compaction_token_floor": 1,
+                },
+            )
+            assert opened.status_code == 200, opened.text
             session_id = api.post("/sessions", json={"title": "traced"}).json()["session"]["id"]
             body = {"session_id": session_id, "prompt": "How does lmer choose its optimizer?"}
             traced = {**headers, "traceparent": f"00-{TRACE_ID}-00f067aa0ba902b7-01"}

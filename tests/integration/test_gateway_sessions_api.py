@@ -259,6 +259,9 @@ async def test_register_moves_the_stack_to_another_zotero_directory(
 
     again = _ok(await api.http.post("/register", json={"zotero_data_dir": str(other)}))
     assert again["changed"] is False
+    # Back to the first directory: a Zotero data directory too (only the one the gateway runs
+    # on may lack zotero.sqlite).
+    (tmp_path / "zotero.sqlite").write_bytes(b"")
     back = _ok(await api.http.post("/register", json={"zotero_data_dir": str(tmp_path)}))
     assert back["changed"] is True
     assert [s["title"] for s in _ok(await api.http.get("/sessions"))["sessions"]] == [

@@ -31,8 +31,11 @@ APP, USER = "zocrates", "local"
 
 
 @pytest.fixture
-async def server(tmp_path: pathlib.Path) -> AsyncIterator[SessionsServer]:
-    async with running_sessions(tmp_path) as server:
+async def server(tmp_path: pathlib.Path, db_url: str) -> AsyncIterator[SessionsServer]:
+    """The sessions service on a real SQLite file and on a real PostgreSQL database (the
+    ``db_url`` fixture runs every test on both)."""
+    overrides = {} if db_url.startswith("sqlite") else {"database_url": db_url}
+    async with running_sessions(tmp_path, **overrides) as server:
         yield server
 
 
@@ -167,7 +170,7 @@ async def test_health_and_admin_port(server: SessionsServer) -> None:
     assert "zocrates_grpc_server_request_duration_seconds_bucket" in metrics
 
 
-async def test_ui_client_lifecycle(server: SessionsServer) -> None:
+async def test_ui_client_lifecycle(server: SessionsServer, db_url: str) -> None:
     client = SessionsClient(server.runtime.address, app_name=APP, user_id=USER)
     try:
         created = await client.create_chat(title="Optimizers")
@@ -176,9 +179,8 @@ async def test_ui_client_lifecycle(server: SessionsServer) -> None:
         assert renamed["title"] == "lmer optimizers"
         assert [m["title"] for m in await client.list_manifests()] == ["lmer optimizers"]
         stats = await client.storage_stats()
-        assert (
-            stats["backend"] == "sqlite" and stats["session_count"] == 1 and stats["size_bytes"] > 0
-        )
+        assert stats["session_count"] == 1 and stats["size_bytes"] > 0
+        assert stats["backend"] == ("sqlite" if db_url.startswith("sqlite") else "postgresql")
         await client.delete(created["id"])
         assert await client.list_manifests() == []
     finally:

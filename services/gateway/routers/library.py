@@ -93,7 +93,9 @@ async def prioritize(state: State, body: PrioritizeBody) -> dict[str, Any]:
     "/search",
     summary="Ranked passages for a query (what search_corpus returns)",
     response_model=SearchResults,
-    responses=error_responses(400, 422),
+    responses=error_responses(
+        400, 422, notes={404: "`collection_not_found`: the collection is not in the index."}
+    ),
 )
 async def search(
     state: State,

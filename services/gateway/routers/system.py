@@ -49,7 +49,11 @@ async def healthz() -> dict[str, str]:
         *PEER_ERRORS,
         422,
         notes={
-            400: "`invalid_data_dir`: not an absolute path to an existing directory.",
+            400: (
+                "`invalid_data_dir`: not an absolute path to an existing Zotero data "
+                "directory (one holding zotero.sqlite), or its zocrates-data is a link or "
+                "a file; nothing is created."
+            ),
             409: (
                 "`chat_in_progress`: chats are running; `data_dir_fixed`: the deployment "
                 "fixed the database URL, so the directory cannot change."
@@ -58,18 +62,7 @@ async def healthz() -> dict[str, str]:
     ),
 )
 async def register(state: State, body: RegisterBody) -> dict[str, Any]:
-    zotero_dir = pathlib.Path(body.zotero_data_dir).expanduser()
-    if not zotero_dir.is_absolute():
-        raise InvalidArgument(
-            f"zotero_data_dir must be an absolute path, got {body.zotero_data_dir!r}.",
-            code="invalid_data_dir",
-        )
-    if not zotero_dir.is_dir():
-        raise InvalidArgument(
-            f"{zotero_dir} is not an existing directory. Pass Zotero's data directory "
-            "(Zotero > Settings > Advanced > Files and Folders).",
-            code="invalid_data_dir",
-        )
+    zotero_dir = _zotero_data_dir(body.zotero_data_dir, current=state.data_dir.parent)
     data_dir = zotero_dir / DATA_FOLDER_NAME
     changed = False
     if data_dir.resolve() != state.data_dir.resolve():
@@ -96,6 +89,53 @@ async def register(state: State, body: RegisterBody) -> dict[str, Any]:
         "zotero_sqlite_found": (zotero_dir / "zotero.sqlite").exists(),
         "maintenance": report,
     }
+
+
+def _zotero_data_dir(raw: str, *, current: pathlib.Path) -> pathlib.Path:
+    """The directory ``raw`` names, resolved, if it is a Zotero data directory the gateway may
+    write ``zocrates-data`` into; else ``InvalidArgument`` (``invalid_data_dir``).
+
+    A Zotero data directory holds ``zotero.sqlite`` as a regular file; its ``zocrates-data``,
+    if there, is a directory of its own (not a link elsewhere). Symbolic links on the way are
+    resolved first, so what is checked is what will be written to. The directory the gateway
+    already runs on (the deployment's choice) is accepted as it is: nothing new is created.
+    """
+    try:
+        path = pathlib.Path(raw).expanduser()
+        absolute = path.is_absolute()
+        resolved = path.resolve() if absolute else path
+    except (ValueError, OSError, RuntimeError) as exc:  # a NUL byte, a link loop, no home
+        raise InvalidArgument(
+            f"zotero_data_dir is not a usable path ({exc}).", code="invalid_data_dir"
+        ) from None
+    if not absolute:
+        raise InvalidArgument(
+            f"zotero_data_dir must be an absolute path, got {raw!r}.", code="invalid_data_dir"
+        )
+    if not resolved.is_dir():
+        raise InvalidArgument(
+            f"{path} is not an existing directory. Pass Zotero's data directory "
+            "(Zotero > Settings > Advanced > Files and Folders).",
+            code="invalid_data_dir",
+        )
+    if resolved == current.resolve():
+        return resolved
+    database = resolved / "zotero.sqlite"
+    if database.is_symlink() or not database.is_file():
+        raise InvalidArgument(
+            f"{path} is not a Zotero data directory: it has no zotero.sqlite. Pass the "
+            "directory Zotero shows under Settings > Advanced > Files and Folders; nothing "
+            "was created.",
+            code="invalid_data_dir",
+        )
+    ours = resolved / DATA_FOLDER_NAME
+    if ours.is_symlink() or (ours.exists() and not ours.is_dir()):
+        raise InvalidArgument(
+            f"{ours} is a link or a file, not Zocrates' own folder: the gateway will not write "
+            "through it. Remove it and register again.",
+            code="invalid_data_dir",
+        )
+    return resolved
 
 
 @router.get(
