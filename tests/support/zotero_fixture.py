@@ -6,11 +6,16 @@ publicationTitle and tags, each with a child PDF attachment stored the way Zoter
 imported file; two collections with a sub-collection; and the zoo paper in the trash.
 
 The schema is a verbatim subset of Zotero 7.0's ``resource/schema/userdata.sql`` (userdata
-schema 123, tag 7.0.32): exactly the tables ``services.agent.library.zotero`` reads. Item types,
-fields and creator types carry the ids of Zotero's classic ``system.sql`` (databases created
-before Zotero 5.0.78 keep them; newer installs assign ids at first start, which is why the
-reader looks them up by name). Keys are 8 characters of Zotero's key alphabet, derived from
-the file name, so every build has the same keys.
+schema 123, tag 7.0.32): the tables ``services.agent.library.zotero`` reads, plus
+``itemNotes`` and ``itemAnnotations`` for the notes and annotations a library holds. Item
+types, fields and creator types carry the ids of Zotero's classic ``system.sql``
+(``resource/schema/system-107.sql``: databases created before Zotero 5.0.78 keep them; newer
+installs assign ids at first start, in the order of the global schema). ``renumbered=True``
+gives every name another name's id, so a reader that used an id instead of a name reads the
+wrong type or field. The base-field mappings and primary creator types of the fixture's item
+types are Zotero's (``baseFieldMappings`` and ``itemTypeCreatorTypes`` there). Keys are 8
+characters of Zotero's key alphabet, derived from the file name, so every build has the same
+keys.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import hashlib
 import os
 import pathlib
 import random
+import re
 import shutil
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
@@ -48,15 +54,39 @@ COLLECTIONS: dict[str, tuple[str | None, tuple[str, ...]]] = {
     ),
 }
 
-# Classic ids from Zotero's system.sql (schema 32, before the global schema moved to JSON).
+# Classic ids from Zotero's system.sql (schema 32, before the global schema moved to JSON);
+# "annotation" came later with the global schema, which gives a new type the next free id.
 ITEM_TYPES = {"note": 1, "book": 2, "bookSection": 3, "journalArticle": 4, "thesis": 7}
 ITEM_TYPES |= {"webpage": 13, "attachment": 14, "report": 15, "conferencePaper": 33}
+ITEM_TYPES |= {"annotation": 37}
 FIELDS = {"url": 1, "volume": 4, "issue": 5, "publisher": 8, "pages": 10, "publicationTitle": 12}
 FIELDS |= {"ISSN": 13, "date": 14, "extra": 22, "journalAbbreviation": 25, "DOI": 26}
-FIELDS |= {"accessDate": 27, "institution": 31, "language": 87, "university": 89}
-FIELDS |= {"abstractNote": 90, "websiteTitle": 91, "title": 110, "proceedingsTitle": 114}
-FIELDS |= {"bookTitle": 115, "shortTitle": 116}
+FIELDS |= {"accessDate": 27, "institution": 31, "conferenceName": 84, "language": 87}
+FIELDS |= {"university": 89, "abstractNote": 90, "websiteTitle": 91, "title": 110}
+FIELDS |= {"proceedingsTitle": 114, "bookTitle": 115, "shortTitle": 116}
 CREATOR_TYPES = {"author": 1, "contributor": 2, "editor": 3, "translator": 4, "seriesEditor": 5}
+CREATOR_TYPES |= {"bookAuthor": 29}
+# (item type, base field, type-specific field), as in Zotero's baseFieldMappings.
+BASE_FIELD_MAPPINGS = (
+    ("bookSection", "publicationTitle", "bookTitle"),
+    ("conferencePaper", "publicationTitle", "proceedingsTitle"),
+    ("webpage", "publicationTitle", "websiteTitle"),
+    ("thesis", "publisher", "university"),
+    ("report", "publisher", "institution"),
+)
+# item type -> its creator types, the primary one (itemTypeCreatorTypes.primaryField) first.
+ITEM_TYPE_CREATOR_TYPES = {
+    "book": ("author", "contributor", "editor", "translator", "seriesEditor"),
+    "bookSection": ("author", "contributor", "editor", "bookAuthor", "translator", "seriesEditor"),
+    "journalArticle": ("author", "contributor", "editor", "translator"),
+    "thesis": ("author", "contributor"),
+    "webpage": ("author", "contributor", "translator"),
+    "report": ("author", "contributor", "translator", "seriesEditor"),
+    "conferencePaper": ("author", "contributor", "editor", "translator", "seriesEditor"),
+}
+# Zotero.Attachments.LINK_MODE_*
+LINK_MODE_IMPORTED_FILE, LINK_MODE_IMPORTED_URL, LINK_MODE_LINKED_FILE = 0, 1, 2
+LINK_MODE_LINKED_URL, LINK_MODE_EMBEDDED_IMAGE = 3, 4
 
 SCHEMA = """
 CREATE TABLE itemTypes (
@@ -86,10 +116,38 @@ CREATE TABLE fieldsCombined (
     custom INT NOT NULL,
     PRIMARY KEY (fieldID)
 );
+CREATE TABLE baseFieldMappings (
+    itemTypeID INT,
+    baseFieldID INT,
+    fieldID INT,
+    PRIMARY KEY (itemTypeID, baseFieldID, fieldID),
+    FOREIGN KEY (itemTypeID) REFERENCES itemTypes(itemTypeID),
+    FOREIGN KEY (baseFieldID) REFERENCES fields(fieldID),
+    FOREIGN KEY (fieldID) REFERENCES fields(fieldID)
+);
+CREATE INDEX baseFieldMappings_baseFieldID ON baseFieldMappings(baseFieldID);
+CREATE INDEX baseFieldMappings_fieldID ON baseFieldMappings(fieldID);
+CREATE TABLE baseFieldMappingsCombined (
+    itemTypeID INT,
+    baseFieldID INT,
+    fieldID INT,
+    PRIMARY KEY (itemTypeID, baseFieldID, fieldID)
+);
+CREATE INDEX baseFieldMappingsCombined_baseFieldID ON baseFieldMappingsCombined(baseFieldID);
+CREATE INDEX baseFieldMappingsCombined_fieldID ON baseFieldMappingsCombined(fieldID);
 CREATE TABLE creatorTypes (
     creatorTypeID INTEGER PRIMARY KEY,
     creatorType TEXT
 );
+CREATE TABLE itemTypeCreatorTypes (
+    itemTypeID INT,
+    creatorTypeID INT,
+    primaryField INT,
+    PRIMARY KEY (itemTypeID, creatorTypeID),
+    FOREIGN KEY (itemTypeID) REFERENCES itemTypes(itemTypeID),
+    FOREIGN KEY (creatorTypeID) REFERENCES creatorTypes(creatorTypeID)
+);
+CREATE INDEX itemTypeCreatorTypes_creatorTypeID ON itemTypeCreatorTypes(creatorTypeID);
 CREATE TABLE version (
     schema TEXT PRIMARY KEY,
     version INT NOT NULL
@@ -124,6 +182,15 @@ CREATE TABLE itemData (
 );
 CREATE INDEX itemData_fieldID ON itemData(fieldID);
 CREATE INDEX itemData_valueID ON itemData(valueID);
+CREATE TABLE itemNotes (
+    itemID INTEGER PRIMARY KEY,
+    parentItemID INT,
+    note TEXT,
+    title TEXT,
+    FOREIGN KEY (itemID) REFERENCES items(itemID) ON DELETE CASCADE,
+    FOREIGN KEY (parentItemID) REFERENCES items(itemID) ON DELETE CASCADE
+);
+CREATE INDEX itemNotes_parentItemID ON itemNotes(parentItemID);
 CREATE TABLE itemAttachments (
     itemID INTEGER PRIMARY KEY,
     parentItemID INT,
@@ -145,6 +212,22 @@ CREATE INDEX itemAttachments_contentType ON itemAttachments(contentType);
 CREATE INDEX itemAttachments_syncState ON itemAttachments(syncState);
 CREATE INDEX itemAttachments_lastProcessedModificationTime
     ON itemAttachments(lastProcessedModificationTime);
+CREATE TABLE itemAnnotations (
+    itemID INTEGER PRIMARY KEY,
+    parentItemID INT NOT NULL,
+    type INTEGER NOT NULL,
+    authorName TEXT,
+    text TEXT,
+    comment TEXT,
+    color TEXT,
+    pageLabel TEXT,
+    sortIndex TEXT NOT NULL,
+    position TEXT NOT NULL,
+    isExternal INT NOT NULL,
+    FOREIGN KEY (itemID) REFERENCES items(itemID) ON DELETE CASCADE,
+    FOREIGN KEY (parentItemID) REFERENCES itemAttachments(itemID)
+);
+CREATE INDEX itemAnnotations_parentItemID ON itemAnnotations(parentItemID);
 CREATE TABLE tags (
     tagID INTEGER PRIMARY KEY,
     name TEXT NOT NULL UNIQUE
@@ -303,10 +386,12 @@ def build_zotero_library(
     limit: int | None = None,
     files: Sequence[str] | None = None,
     trashed: Sequence[str] = (TRASHED_FILE,),
+    renumbered: bool = False,
 ) -> pathlib.Path:
     """Create a Zotero data directory at ``dest`` from the first ``limit`` papers (or the
     papers named in ``files``); returns it. The papers named in ``trashed`` go to the trash
-    (benchmarks that ask about every paper pass none)."""
+    (benchmarks that ask about every paper pass none). ``renumbered`` gives item types,
+    fields and creator types ids other than the classic ones (see the module docstring)."""
     papers_dir = papers_dir or default_papers_dir()
     papers = read_manifest(papers_dir)
     if files is not None:
@@ -317,7 +402,7 @@ def build_zotero_library(
         raise FileExistsError(f"{dest / 'zotero.sqlite'} already exists")
     with _connect(dest) as conn:
         conn.executescript(SCHEMA)
-        _insert_lookups(conn)
+        _insert_lookups(conn, renumbered=renumbered)
         item_ids: dict[str, int] = {}
         for index, paper in enumerate(papers):
             when = (_EPOCH + datetime.timedelta(minutes=index)).strftime(_TIME_FORMAT)
@@ -445,6 +530,194 @@ def add_linked_pdf(zotero_dir: pathlib.Path, parent_key: str | None, stored_path
     return key
 
 
+def add_item(
+    zotero_dir: pathlib.Path,
+    *,
+    key: str,
+    item_type: str,
+    fields: dict[str, str | None],
+    creators: Sequence[str | tuple[str, str]] = (),
+    pdfs: Sequence[pathlib.Path] = (),
+    library_id: int = USER_LIBRARY_ID,
+) -> list[str]:
+    """Add an item of any type in the fixture's schema (``bookSection``, ``thesis`` ...) with
+    its type-specific fields as Zotero names them (``bookTitle``, ``university``), creators as
+    "Last, First" (an author) or ("Last, First", creator type), and a stored copy of each of
+    ``pdfs``, the first added first. Returns the attachments' keys."""
+    when = _now()
+    with _connect(zotero_dir) as conn:
+        item_id = _insert_item(
+            conn,
+            key=key,
+            item_type=item_type,
+            fields=fields,
+            creators=creators,
+            tags=[],
+            when=when,
+            library_id=library_id,
+        )
+        keys = []
+        for index, pdf in enumerate(pdfs):
+            keys.append(zotero_key(f"attachment:{key}:{index}"))
+            stamp = datetime.datetime.strptime(when, _TIME_FORMAT) + datetime.timedelta(
+                seconds=index
+            )
+            _insert_attachment(
+                conn,
+                zotero_dir,
+                key=keys[-1],
+                parent_id=item_id,
+                source=pdf,
+                when=stamp.strftime(_TIME_FORMAT),
+                library_id=library_id,
+            )
+    return keys
+
+
+def add_pdf(
+    zotero_dir: pathlib.Path,
+    parent_key: str,
+    pdf: pathlib.Path,
+    *,
+    date_added: str | None = None,
+    title: str = ATTACHMENT_TITLE,
+) -> str:
+    """Add one more stored PDF under an item (``date_added`` as Zotero's UTC
+    "YYYY-MM-DD HH:MM:SS", default now); returns the attachment's key."""
+    key = zotero_key(f"pdf:{parent_key}:{pdf.name}")
+    with _connect(zotero_dir) as conn:
+        parent_id = _item_id(conn, parent_key)
+        (library_id,) = conn.execute(
+            "SELECT libraryID FROM items WHERE itemID = ?", (parent_id,)
+        ).fetchone()
+        _insert_attachment(
+            conn,
+            zotero_dir,
+            key=key,
+            parent_id=parent_id,
+            source=pdf,
+            when=date_added or _now(),
+            library_id=library_id,
+            title=title,
+        )
+    return key
+
+
+def add_other_attachment(
+    zotero_dir: pathlib.Path,
+    parent_key: str | None,
+    *,
+    link_mode: int,
+    content_type: str,
+    file: pathlib.Path | None = None,
+    url: str | None = None,
+    title: str = "Snapshot",
+) -> str:
+    """An attachment that is not a stored PDF, as Zotero saves one: an EPUB or an HTML
+    snapshot (``file`` copied to storage, link mode 0 or 1), a linked URL (link mode 3,
+    ``url``, no file) or an image embedded in a note (link mode 4). Returns its key."""
+    key = zotero_key(f"other:{parent_key}:{link_mode}:{content_type}:{title}")
+    with _connect(zotero_dir) as conn:
+        parent_id = _item_id(conn, parent_key) if parent_key else None
+        item_id = _insert_item(
+            conn,
+            key=key,
+            item_type="attachment",
+            fields={"title": title, "url": url},
+            creators=(),
+            tags=[],
+            when=_now(),
+        )
+        stored = None
+        if file is not None:
+            target = zotero_dir / "storage" / key / file.name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(file, target)
+            stored = f"storage:{file.name}"
+        conn.execute(
+            "INSERT INTO itemAttachments (itemID, parentItemID, linkMode, contentType, path) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (item_id, parent_id, link_mode, content_type, stored),
+        )
+    return key
+
+
+def add_note(zotero_dir: pathlib.Path, parent_key: str | None, html: str) -> str:
+    """A child note of ``parent_key`` (or a standalone note), stored as Zotero does: an item
+    of type note and its HTML in ``itemNotes``. Returns its key."""
+    key = zotero_key(f"note:{parent_key}:{html}")
+    with _connect(zotero_dir) as conn:
+        parent_id = _item_id(conn, parent_key) if parent_key else None
+        item_id = _insert_item(
+            conn, key=key, item_type="note", fields={}, creators=(), tags=[], when=_now()
+        )
+        title = " ".join(re.sub(r"<[^>]*>", " ", html).split())[:80]  # the start of its text
+        conn.execute(
+            "INSERT INTO itemNotes (itemID, parentItemID, note, title) VALUES (?, ?, ?, ?)",
+            (item_id, parent_id, f'<div data-schema-version="9">{html}</div>', title),
+        )
+    return key
+
+
+def add_annotation(
+    zotero_dir: pathlib.Path, attachment_key: str, *, text: str, comment: str = "", page: int = 1
+) -> str:
+    """A highlight on a PDF attachment, as Zotero's reader saves one (an item of type
+    annotation whose parent is the attachment, and its ``itemAnnotations`` row)."""
+    key = zotero_key(f"annotation:{attachment_key}:{text}")
+    with _connect(zotero_dir) as conn:
+        parent_id = _item_id(conn, attachment_key)
+        item_id = _insert_item(
+            conn, key=key, item_type="annotation", fields={}, creators=(), tags=[], when=_now()
+        )
+        position = f'{{"pageIndex":{page - 1},"rects":[[72.0,700.0,300.0,712.0]]}}'
+        conn.execute(
+            "INSERT INTO itemAnnotations (itemID, parentItemID, type, authorName, text, comment, "
+            "color, pageLabel, sortIndex, position, isExternal) "
+            "VALUES (?, ?, 1, '', ?, ?, '#ffd400', ?, ?, ?, 0)",
+            (
+                item_id,
+                parent_id,
+                text,
+                comment,
+                str(page),
+                f"{page - 1:05d}|000000|00000",
+                position,
+            ),
+        )
+    return key
+
+
+def erase_item(zotero_dir: pathlib.Path, item_key: str) -> None:
+    """Delete an item for good, with its child attachments, notes and annotations, as
+    emptying Zotero's trash does (the rows; their files are left in place here)."""
+    with _connect(zotero_dir) as conn:
+        stack, doomed = [_item_id(conn, item_key)], []
+        while stack:
+            item_id = stack.pop()
+            doomed.append(item_id)
+            for table in ("itemAttachments", "itemNotes", "itemAnnotations"):
+                stack += [
+                    r[0]
+                    for r in conn.execute(
+                        f"SELECT itemID FROM {table} WHERE parentItemID = ?", (item_id,)
+                    )
+                ]
+        for item_id in doomed:
+            for table in (
+                "itemData",
+                "itemCreators",
+                "itemTags",
+                "collectionItems",
+                "itemAttachments",
+                "itemNotes",
+                "itemAnnotations",
+                "deletedItems",
+                "items",
+            ):
+                conn.execute(f"DELETE FROM {table} WHERE itemID = ?", (item_id,))
+
+
 def add_group_library(zotero_dir: pathlib.Path, *, group_id: int, name: str) -> int:
     """Add a group library the way sync creates one; returns its libraryID."""
     with _connect(zotero_dir) as conn:
@@ -464,7 +737,8 @@ def set_item_field(zotero_dir: pathlib.Path, item_key: str, field: str, value: s
     with _connect(zotero_dir) as conn:
         item_id = _item_id(conn, item_key)
         conn.execute(
-            "DELETE FROM itemData WHERE itemID = ? AND fieldID = ?", (item_id, FIELDS[field])
+            "DELETE FROM itemData WHERE itemID = ? AND fieldID = ?",
+            (item_id, _lookup(conn, "field", field)),
         )
         _insert_fields(conn, item_id, {field: value})
 
@@ -602,16 +876,39 @@ def _pdf_files(
     return files
 
 
-def _insert_lookups(conn: sqlite3.Connection) -> None:
+def _renumber(ids: dict[str, int]) -> dict[str, int]:
+    """Each name gets the id of the name after it (the last the first's): no name keeps its id."""
+    names = list(ids)
+    return {name: ids[names[(i + 1) % len(names)]] for i, name in enumerate(names)}
+
+
+def _insert_lookups(conn: sqlite3.Connection, *, renumbered: bool = False) -> None:
     conn.executemany("INSERT INTO version VALUES (?, ?)", [("system", 32), ("userdata", 123)])
     display = {"note": 0, "attachment": 0, "webpage": 0, "book": 2, "journalArticle": 2}
+    display |= {"annotation": 0}
+    item_types, fields, creator_types = ITEM_TYPES, FIELDS, CREATOR_TYPES
+    if renumbered:
+        item_types, fields = _renumber(ITEM_TYPES), _renumber(FIELDS)
+        creator_types = _renumber(CREATOR_TYPES)
     conn.executemany(
         "INSERT INTO itemTypes VALUES (?, ?, NULL, ?)",
-        [(i, name, display.get(name, 1)) for name, i in ITEM_TYPES.items()],
+        [(i, name, display.get(name, 1)) for name, i in item_types.items()],
     )
-    conn.executemany("INSERT INTO fields VALUES (?, ?, NULL)", [(i, n) for n, i in FIELDS.items()])
+    conn.executemany("INSERT INTO fields VALUES (?, ?, NULL)", [(i, n) for n, i in fields.items()])
     conn.executemany(
-        "INSERT INTO creatorTypes VALUES (?, ?)", [(i, n) for n, i in CREATOR_TYPES.items()]
+        "INSERT INTO creatorTypes VALUES (?, ?)", [(i, n) for n, i in creator_types.items()]
+    )
+    conn.executemany(
+        "INSERT INTO baseFieldMappings VALUES (?, ?, ?)",
+        [(item_types[t], fields[base], fields[f]) for t, base, f in BASE_FIELD_MAPPINGS],
+    )
+    conn.executemany(
+        "INSERT INTO itemTypeCreatorTypes VALUES (?, ?, ?)",
+        [
+            (item_types[t], creator_types[c], int(i == 0))
+            for t, types in ITEM_TYPE_CREATOR_TYPES.items()
+            for i, c in enumerate(types)
+        ],
     )
     # What Zotero's _updateCustomTables() does at every start (no custom types here).
     conn.execute(
@@ -621,9 +918,29 @@ def _insert_lookups(conn: sqlite3.Connection) -> None:
         "INSERT INTO fieldsCombined SELECT fieldID, fieldName, NULL, fieldFormatID, 0 FROM fields"
     )
     conn.execute(
+        "INSERT INTO baseFieldMappingsCombined SELECT itemTypeID, baseFieldID, fieldID "
+        "FROM baseFieldMappings"
+    )
+    conn.execute(
         "INSERT INTO libraries (libraryID, type, editable, filesEditable) VALUES (?, 'user', 1, 1)",
         (USER_LIBRARY_ID,),
     )
+
+
+_LOOKUP_SQL = {
+    "itemType": "SELECT itemTypeID FROM itemTypesCombined WHERE typeName = ?",
+    "field": "SELECT fieldID FROM fieldsCombined WHERE fieldName = ?",
+    "creatorType": "SELECT creatorTypeID FROM creatorTypes WHERE creatorType = ?",
+}
+
+
+def _lookup(conn: sqlite3.Connection, kind: str, name: str) -> int:
+    """The id this database gives an item type, field or creator type (by name, as Zotero's
+    own code does: ids differ between databases)."""
+    row = conn.execute(_LOOKUP_SQL[kind], (name,)).fetchone()
+    if row is None:
+        raise KeyError(f"the fixture's schema has no {kind} {name!r}")
+    return int(row[0])
 
 
 def _insert_item(
@@ -632,7 +949,7 @@ def _insert_item(
     key: str,
     item_type: str,
     fields: dict[str, str | None],
-    creators: Iterable[str],
+    creators: Iterable[str | tuple[str, str]],
     tags: Iterable[tuple[str, int]],
     when: str,
     library_id: int = USER_LIBRARY_ID,
@@ -640,11 +957,12 @@ def _insert_item(
     item_id = conn.execute(
         "INSERT INTO items (itemTypeID, dateAdded, dateModified, clientDateModified, libraryID, "
         "key) VALUES (?, ?, ?, ?, ?, ?)",
-        (ITEM_TYPES[item_type], when, when, when, library_id, key),
+        (_lookup(conn, "itemType", item_type), when, when, when, library_id, key),
     ).lastrowid
     assert item_id is not None
     _insert_fields(conn, item_id, fields)
-    for index, name in enumerate(creators):
+    for index, creator in enumerate(creators):
+        name, creator_type = (creator, "author") if isinstance(creator, str) else creator
         last, sep, first = (part.strip() for part in name.partition(","))
         mode = 0 if sep else 1  # 1: single-field name, kept in lastName
         conn.execute(
@@ -657,7 +975,7 @@ def _insert_item(
         ).fetchone()
         conn.execute(
             "INSERT INTO itemCreators VALUES (?, ?, ?, ?)",
-            (item_id, creator_id, CREATOR_TYPES["author"], index),
+            (item_id, creator_id, _lookup(conn, "creatorType", creator_type), index),
         )
     for tag, tag_type in tags:  # type 0: added by the user, 1: automatic
         conn.execute("INSERT OR IGNORE INTO tags (name) VALUES (?)", (tag,))
@@ -670,12 +988,12 @@ def _insert_item(
 
 def _insert_fields(conn: sqlite3.Connection, item_id: int, fields: dict[str, str | None]) -> None:
     for field, value in fields.items():
-        if value is None or field not in FIELDS:
+        if value is None:
             continue
         conn.execute("INSERT OR IGNORE INTO itemDataValues (value) VALUES (?)", (value,))
         conn.execute(
             "INSERT INTO itemData SELECT ?, ?, valueID FROM itemDataValues WHERE value = ?",
-            (item_id, FIELDS[field], value),
+            (item_id, _lookup(conn, "field", field), value),
         )
 
 

@@ -1,11 +1,21 @@
-"""The keyword phase's heavy work, in worker processes: text per page, TOC and chunks.
+"""The keyword phase's heavy work, in worker processes: page counts, text per page, TOC and
+chunks.
 
 PDFium holds one lock per process, and text extraction is CPU-bound Python, so in the agent's
 process it would take one core and the event loop's GIL with it while the user is chatting.
 ``ExtractorPool`` runs ``extract`` in ``workers`` spawned processes instead, one attachment at
-a time each. A PDF that crashes its worker (PDFium is C) or runs past ``timeout`` seconds
-costs that worker, which is replaced, and ends as a ``failed`` result with the reason: a
-hostile file never stops the library's sync.
+a time each. No PDF is opened in the agent's own process, not even to count its pages: PDFium
+inflates every stream it reads in full, so a 2 MB file whose object stream inflates to 2 GiB
+takes 3 GB to open, and a 1 KB page whose form draws itself twice grows past 20 GB in about a
+minute. Each worker's address space is therefore capped (``memory_limit`` bytes beyond what it
+holds at start; Linux's RLIMIT_AS, not enforced elsewhere): PDFium aborts when an allocation
+fails, Python raises MemoryError. A PDF that crashes its worker, exhausts its memory or runs
+past ``timeout`` seconds costs that worker, which is replaced, and ends as a ``failed`` result
+with the reason: a hostile file never stops the library's sync.
+
+What a result may carry back into the agent's process is bounded too: a page's text is cut at
+``MAX_PAGE_CHARS`` and a document's at ``MAX_DOCUMENT_CHARS`` (pages past it keep no text); the
+attachment is then indexed with what was kept and the reason.
 """
 
 from __future__ import annotations
@@ -18,6 +28,8 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import pathlib
+import signal
+import sys
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
@@ -30,6 +42,15 @@ logger = logging.getLogger(__name__)
 MIN_WORDS_FOR_TEXT_LAYER = 20  # fewer words in the whole PDF: it has no text layer
 MIN_WORDS_PER_PAGE = 3  # a page with fewer words is an image-only page
 DEFAULT_TIMEOUT = 300.0  # seconds for one attachment, however long
+# Bytes a worker may allocate beyond what it holds once started. Reading any of the 38 test
+# papers peaks under 60 MB (45 MB of it the interpreter); PDFium's memory grows with the
+# content of the page it reads.
+DEFAULT_MEMORY_LIMIT = 2 << 30
+# A dense page of small print holds about 10,000 characters; a book of 2,500 such pages fits.
+MAX_PAGE_CHARS = 100_000
+MAX_DOCUMENT_CHARS = 25_000_000
+# Where the cap is set: Linux enforces RLIMIT_AS on what a process maps; elsewhere none is set.
+MEMORY_LIMIT_ENFORCED = sys.platform.startswith("linux")
 
 
 def default_workers() -> int:
@@ -42,6 +63,7 @@ class Job:
     source: str  # "pdf" or "ft-cache"
     file: str
     ft_cache: str | None = None
+    count_only: bool = False  # only the PDF's page count (``Extracted.page_count``)
 
 
 @dataclasses.dataclass
@@ -56,6 +78,7 @@ class Extracted:
     # Chunks each word occurs in (terms.document_frequencies), counted here rather than in
     # the agent's process, which writes the index.
     term_counts: dict[str, int] = dataclasses.field(default_factory=dict)
+    page_count: int = 0  # for a ``count_only`` job
 
 
 def extract(job: Job) -> Extracted:
@@ -75,6 +98,9 @@ def extract(job: Job) -> Extracted:
 def _extract(job: Job) -> Extracted:
     source, file = job.source, pathlib.Path(job.file)
     ft_cache = pathlib.Path(job.ft_cache) if job.ft_cache else None
+    if job.count_only:
+        count = pdf_text.pdf_page_count(file) if source == "pdf" else 1
+        return Extracted(state=STATE_INDEXED, source=source, page_count=count)
     if source == "pdf":
         pages = pdf_text.extract_pages(file)
         words = sum(len(p.split()) for p in pages)
@@ -95,6 +121,7 @@ def _extract(job: Job) -> Extracted:
     else:
         pages = pdf_text.read_ft_cache(file)
         entries = toc.build_toc(None, pages)
+    pages, cut = limit_text(pages)
     empty = sum(1 for p in pages if len(p.split()) < MIN_WORDS_PER_PAGE)
     chunks = chunking.chunk_document(pages, entries)
     return Extracted(
@@ -104,18 +131,74 @@ def _extract(job: Job) -> Extracted:
         entries=entries,
         chunks=chunks,
         empty_pages=empty if source == "pdf" else 0,
+        error=cut,
         term_counts=dict(
             terms.document_frequencies(terms.chunk_text(c.text, c.section) for c in chunks)
         ),
     )
 
 
-def _worker_main(conn: multiprocessing.connection.Connection) -> None:
+def limit_text(
+    pages: list[str],
+    *,
+    page_chars: int = MAX_PAGE_CHARS,
+    document_chars: int = MAX_DOCUMENT_CHARS,
+) -> tuple[list[str], str | None]:
+    """``pages`` with each page cut at ``page_chars`` and nothing kept past ``document_chars``
+    in all, and what was cut (None when nothing was)."""
+    kept: list[str] = []
+    long_pages: list[int] = []
+    total = 0
+    dropped_from = None
+    for number, text in enumerate(pages, start=1):
+        if len(text) > page_chars:
+            long_pages.append(number)
+            text = text[:page_chars]
+        if total + len(text) > document_chars:
+            dropped_from = dropped_from or number
+            text = text[: max(0, document_chars - total)]
+        total += len(text)
+        kept.append(text)
+    reasons = []
+    if long_pages:
+        listed = ", ".join(map(str, long_pages[:5])) + (", ..." if len(long_pages) > 5 else "")
+        reasons.append(
+            f"the text of {len(long_pages)} page(s) ({listed}) was cut at {page_chars:,} "
+            "characters, more than a real page holds"
+        )
+    if dropped_from is not None:
+        reasons.append(
+            f"the text past {document_chars:,} characters (from page {dropped_from} on) was "
+            "left out"
+        )
+    if not reasons:
+        return kept, None
+    return kept, "partly indexed: " + "; ".join(reasons)
+
+
+def _worker_main(conn: multiprocessing.connection.Connection, memory_limit: int | None) -> None:
     """A worker process: one job in, one result out, until the pipe closes."""
+    _limit_memory(memory_limit)
     with contextlib.suppress(EOFError, KeyboardInterrupt):
         while True:
             job = conn.recv()
             conn.send(extract(job))
+
+
+def _limit_memory(budget: int | None) -> None:
+    """Cap this process's address space at what it maps now plus ``budget`` bytes (Linux)."""
+    if not budget or not MEMORY_LIMIT_ENFORCED:
+        return
+    import resource  # POSIX only
+
+    with open("/proc/self/statm", encoding="ascii") as statm:
+        mapped = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    limit = mapped + budget
+    for existing in (soft, hard):
+        if existing != resource.RLIM_INFINITY:
+            limit = min(limit, existing)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
 
 
 class _WorkerGone(Exception):
@@ -123,9 +206,10 @@ class _WorkerGone(Exception):
 
 
 class _Worker:
-    def __init__(self, ctx: Any) -> None:
+    def __init__(self, ctx: Any, memory_limit: int | None) -> None:
+        self.memory_limit = memory_limit
         self.conn, child = ctx.Pipe(duplex=True)
-        self.process = ctx.Process(target=_worker_main, args=(child,), daemon=True)
+        self.process = ctx.Process(target=_worker_main, args=(child, memory_limit), daemon=True)
         self.process.start()
         child.close()
 
@@ -147,14 +231,22 @@ class _Worker:
         try:
             result: Extracted = self.conn.recv()
         except (EOFError, OSError):
+            self.process.join(timeout=5)
             code = self.process.exitcode
             self.kill()
-            return Extracted(
-                state=STATE_FAILED,
-                source=job.source,
-                error=f"the PDF reader crashed on this file (exit code {code})",
-            )
+            return Extracted(state=STATE_FAILED, source=job.source, error=self._crash(code))
         return result
+
+    def _crash(self, code: int | None) -> str:
+        """Why a file failed when its worker died."""
+        how = f"exit code {code}"
+        if code is not None and code < 0:
+            with contextlib.suppress(ValueError):
+                how = f"killed by {signal.Signals(-code).name}"
+        reason = f"the PDF reader crashed on this file ({how})"
+        if self.memory_limit and MEMORY_LIMIT_ENFORCED:
+            reason += f"; it may have needed more than its {self.memory_limit >> 20} MiB of memory"
+        return reason
 
     @property
     def alive(self) -> bool:
@@ -178,9 +270,16 @@ class _Worker:
 class ExtractorPool:
     """``workers`` spawned processes running ``extract``; results in completion order."""
 
-    def __init__(self, workers: int | None = None, *, timeout: float = DEFAULT_TIMEOUT) -> None:
+    def __init__(
+        self,
+        workers: int | None = None,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        memory_limit: int | None = DEFAULT_MEMORY_LIMIT,
+    ) -> None:
         self.workers = workers or default_workers()
         self.timeout = timeout
+        self.memory_limit = memory_limit  # bytes per worker; None: no cap
         # spawn, not fork: the agent has gRPC and asyncio threads that a fork would copy.
         self._ctx = multiprocessing.get_context("spawn")
         self._idle: list[_Worker] = []
@@ -201,14 +300,14 @@ class ExtractorPool:
             try:
                 for index, job in pending:
                     if worker is None or not worker.alive:
-                        worker = self._idle.pop() if self._idle else _Worker(self._ctx)
+                        worker = self._idle.pop() if self._idle else self._new_worker()
                     busy = True
                     self._busy.add(worker)
                     try:
                         result = await asyncio.to_thread(worker.run, job, self.timeout)
                     except _WorkerGone:  # once more with a new worker
                         self._busy.discard(worker)
-                        worker = _Worker(self._ctx)
+                        worker = self._new_worker()
                         self._busy.add(worker)
                         result = await asyncio.to_thread(worker.run, job, self.timeout)
                     self._busy.discard(worker)
@@ -231,6 +330,9 @@ class ExtractorPool:
             for task in lanes:
                 task.cancel()
             await asyncio.gather(*lanes, return_exceptions=True)
+
+    def _new_worker(self) -> _Worker:
+        return _Worker(self._ctx, self.memory_limit)
 
     def close(self) -> None:
         while self._idle:

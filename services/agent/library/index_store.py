@@ -48,7 +48,8 @@ CREATE TABLE IF NOT EXISTS items (
     publication TEXT,
     doi TEXT,
     abstract TEXT,
-    tags TEXT NOT NULL              -- JSON list
+    tags TEXT NOT NULL,             -- JSON list
+    attachment_keys TEXT NOT NULL DEFAULT '[]'  -- JSON list, Zotero's best attachment first
 );
 CREATE TABLE IF NOT EXISTS collections (
     collection_key TEXT PRIMARY KEY,
@@ -126,10 +127,12 @@ _SCHEMA = _SCHEMA.replace("{tokenize}", terms.TOKENIZE)
 
 def _add_missing_columns(conn: sqlite3.Connection) -> None:
     """Columns added since schema 1, for an index written by an older version."""
-    has_table = conn.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'attachments'"
-    ).fetchone()
-    if not has_table:
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if "items" in tables:
+        item_columns = {r[1] for r in conn.execute("PRAGMA table_info(items)")}
+        if "attachment_keys" not in item_columns:  # filled in by the next sync
+            conn.execute("ALTER TABLE items ADD COLUMN attachment_keys TEXT NOT NULL DEFAULT '[]'")
+    if "attachments" not in tables:
         return
     columns = {r[1] for r in conn.execute("PRAGMA table_info(attachments)")}
     if "state" not in columns:
@@ -297,12 +300,13 @@ class IndexStore(EmbeddingQueueStore):
 
     def problem_attachments(self, limit: int = 10) -> list[dict[str, Any]]:
         """The attachments that are not fully searchable, worst first: unreadable ones, then
-        PDFs without a text layer (biggest first: the most to lose), then missing files."""
+        PDFs without a text layer (biggest first: the most to lose), then missing files, then
+        those indexed in part (pages without text, or text cut: see ``reason``)."""
         cur = self.reader().execute(
             "SELECT a.attachment_key, a.item_key, coalesce(i.title, ''), a.path, a.state, "
             "a.error, a.page_count, a.empty_pages FROM attachments a "
             "LEFT JOIN items i ON i.item_key = a.item_key "
-            "WHERE a.state != 'indexed' OR a.empty_pages > 0 "
+            "WHERE a.state != 'indexed' OR a.empty_pages > 0 OR a.error IS NOT NULL "
             "ORDER BY CASE a.state WHEN 'failed' THEN 0 WHEN 'no_text' THEN 1 "
             "WHEN 'missing' THEN 2 ELSE 3 END, a.empty_pages DESC, a.page_count DESC, "
             "a.attachment_key LIMIT ?",
@@ -333,16 +337,18 @@ class IndexStore(EmbeddingQueueStore):
         return data
 
     def attachments_of(self, item_key: str) -> list[str]:
-        rows = (
-            self.reader()
-            .execute(
-                "SELECT attachment_key FROM attachments WHERE item_key = ? AND page_count > 0 "
-                "ORDER BY attachment_key",
-                (item_key,),
-            )
-            .fetchall()
-        )
-        return [r[0] for r in rows]
+        """The item's attachments with text, in Zotero's best-attachment order (the first is
+        the one Zotero opens for the item)."""
+        conn = self.reader()
+        row = conn.execute(
+            "SELECT attachment_keys FROM items WHERE item_key = ?", (item_key,)
+        ).fetchone()
+        order = {key: i for i, key in enumerate(json.loads(row[0]) if row else [])}
+        rows = conn.execute(
+            "SELECT attachment_key FROM attachments WHERE item_key = ? AND page_count > 0",
+            (item_key,),
+        ).fetchall()
+        return sorted((r[0] for r in rows), key=lambda key: (order.get(key, len(order)), key))
 
     def toc(self, attachment_key: str) -> list[tuple[str, int, int]]:
         rows = (

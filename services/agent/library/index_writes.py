@@ -18,12 +18,13 @@ from services.agent.library.zotero import LibrarySnapshot
 
 _UPSERT_ITEM = """
 INSERT INTO items(item_key, library_id, item_type, title, authors, year, publication, doi,
-                  abstract, tags)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                  abstract, tags, attachment_keys)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT(item_key) DO UPDATE SET
     library_id = excluded.library_id, item_type = excluded.item_type, title = excluded.title,
     authors = excluded.authors, year = excluded.year, publication = excluded.publication,
-    doi = excluded.doi, abstract = excluded.abstract, tags = excluded.tags
+    doi = excluded.doi, abstract = excluded.abstract, tags = excluded.tags,
+    attachment_keys = excluded.attachment_keys
 """
 _INSERT_MISSING = """
 INSERT INTO attachments(attachment_key, item_key, path, source, page_count, error, state)
@@ -83,7 +84,7 @@ def replace_metadata(
         [(c.key, c.name, c.parent_key) for c in snapshot.collections],
     )
     for item in snapshot.items:
-        authors = json.dumps([c.display for c in item.creators])
+        authors = json.dumps([c.display for c in item.authors])
         conn.execute(
             _UPSERT_ITEM,
             (
@@ -97,6 +98,7 @@ def replace_metadata(
                 item.doi,
                 item.abstract,
                 json.dumps(list(item.tags)),
+                json.dumps([a.key for a in item.attachments]),
             ),
         )
         conn.executemany(

@@ -10,12 +10,13 @@ their vectors, so only the changed ones are embedded again. Removed or trashed i
 disappear. Text comes from the PDF, or from Zotero's ``.zotero-ft-cache`` when the PDF is
 missing or has no text.
 
-Text, TOC and chunks are extracted in worker processes (``extraction.ExtractorPool``) and
-written one attachment per transaction with their keyword index, so each item is searchable
-as soon as it is written. Chunks are written without vectors: the embedding phase
-(``embedding.EmbeddingQueue``) gives them theirs in the background. Every attachment ends in a
-state (indexed, no text layer, failed, missing) with its reason; an unreadable file is not
-read again until it changes.
+Page counts (for progress), text, TOC and chunks are read in worker processes
+(``extraction.ExtractorPool``), never in the agent's own, and written one attachment per
+transaction with their keyword index, so each item is searchable as soon as it is written. A
+PDF that cannot be opened to count its pages is recorded as failed at once, not read again.
+Chunks are written without vectors: the embedding phase (``embedding.EmbeddingQueue``) gives
+them theirs in the background. Every attachment ends in a state (indexed, no text layer,
+failed, missing) with its reason; an unreadable file is not read again until it changes.
 """
 
 from __future__ import annotations
@@ -31,10 +32,15 @@ from typing import Any
 
 from services.agent.library import index_writes as writes
 from services.agent.library import pdf_text
-from services.agent.library.extraction import Extracted, ExtractorPool, Job
+from services.agent.library.extraction import (
+    DEFAULT_MEMORY_LIMIT,
+    DEFAULT_TIMEOUT,
+    Extracted,
+    ExtractorPool,
+    Job,
+)
 from services.agent.library.index_store import STATE_FAILED, STATE_NO_TEXT, IndexStore
 from services.agent.library.zotero import Attachment, LibrarySnapshot, ZoteroItem, read_library
-from services.common.errors import ZocratesError
 
 logger = logging.getLogger(__name__)
 
@@ -80,7 +86,7 @@ class _Work:
     size: int
     mtime_ns: int
     content_hash: str
-    pages_estimate: int
+    pages_estimate: int  # a PDF's is counted by a worker before indexing starts
     is_new: bool
 
 
@@ -100,16 +106,6 @@ def _source_file(attachment: Attachment) -> tuple[str, pathlib.Path] | None:
     return None
 
 
-def _page_estimate(source: str, file: pathlib.Path) -> int:
-    """Pages to expect, for progress; an unreadable PDF counts 0 (its extraction will fail)."""
-    if source != "pdf":
-        return 1
-    try:
-        return pdf_text.pdf_page_count(file)
-    except ZocratesError:
-        return 0
-
-
 class LibraryIndexer:
     def __init__(
         self,
@@ -118,12 +114,14 @@ class LibraryIndexer:
         base_attachment_dir: pathlib.Path | None = None,
         workers: int | None = None,
         timeout: float | None = None,
+        memory_limit: int | None = DEFAULT_MEMORY_LIMIT,
         on_written: Callable[[], None] | None = None,
     ) -> None:
         self.base_attachment_dir = base_attachment_dir
         self.store = store
         self.workers = workers
         self.timeout = timeout
+        self.memory_limit = memory_limit  # bytes per extraction worker (ExtractorPool)
         self.on_written = on_written  # an attachment's chunks are in: wake the embedder
         self._lock = asyncio.Lock()
 
@@ -152,23 +150,25 @@ class LibraryIndexer:
             await asyncio.to_thread(self._mark_interrupted, zotero_dir)
         progress.removed, progress.unchanged = len(removed), unchanged
         progress.items_total = len(work)
-        progress.pages_total = sum(w.pages_estimate for w in work)
-        progress.phase = "indexing"
-        progress.message = f"{len(work)} to index, {unchanged} unchanged, {len(removed)} removed"
-        progress.elapsed_seconds = time.perf_counter() - started
-        yield progress
-
-        index_started = time.perf_counter()
-        pool = ExtractorPool(self.workers, **({"timeout": self.timeout} if self.timeout else {}))
-        jobs = [
-            Job(
-                w.source, str(w.file), str(w.attachment.ft_cache) if w.attachment.ft_cache else None
-            )
-            for w in work
-        ]
+        pool = ExtractorPool(
+            self.workers, timeout=self.timeout or DEFAULT_TIMEOUT, memory_limit=self.memory_limit
+        )
         try:
-            async for position, extracted in pool.map(jobs):
-                item_work = work[position]
+            pdfs = [i for i, w in enumerate(work) if w.source == "pdf"]
+            if pdfs:
+                progress.message = f"counting the pages of {len(pdfs)} PDFs"
+                yield progress
+            unreadable = await self._count_pages(pool, work, pdfs)
+            progress.pages_total = sum(w.pages_estimate for w in work)
+            progress.phase = "indexing"
+            progress.message = (
+                f"{len(work)} to index, {unchanged} unchanged, {len(removed)} removed"
+            )
+            progress.elapsed_seconds = time.perf_counter() - started
+            yield progress
+
+            index_started = time.perf_counter()
+            async for item_work, extracted in self._extracted(pool, work, unreadable):
                 progress.current = item_work.item.title
                 await asyncio.to_thread(self._write, item_work, extracted)
                 if extracted.state == STATE_FAILED:
@@ -207,6 +207,39 @@ class LibraryIndexer:
             + (f", {progress.no_text} without a text layer" if progress.no_text else "")
         )
         yield progress
+
+    async def _count_pages(
+        self, pool: ExtractorPool, work: list[_Work], pdfs: list[int]
+    ) -> dict[int, Extracted]:
+        """Set the page count of the PDFs at ``pdfs`` (positions in ``work``); returns the
+        failed results of those that could not be opened, by position."""
+        jobs = [Job("pdf", str(work[i].file), count_only=True) for i in pdfs]
+        unreadable = {}
+        async for position, counted in pool.map(jobs):
+            if counted.state == STATE_FAILED:
+                unreadable[pdfs[position]] = counted
+            else:
+                work[pdfs[position]].pages_estimate = counted.page_count
+        return unreadable
+
+    async def _extracted(
+        self, pool: ExtractorPool, work: list[_Work], unreadable: dict[int, Extracted]
+    ) -> AsyncIterator[tuple[_Work, Extracted]]:
+        """Each attachment of ``work`` with its result: the unreadable ones first, then the
+        others as their workers finish them."""
+        for position, failed in unreadable.items():
+            yield work[position], failed
+        todo = [i for i in range(len(work)) if i not in unreadable]
+        jobs = [
+            Job(
+                work[i].source,
+                str(work[i].file),
+                str(work[i].attachment.ft_cache) if work[i].attachment.ft_cache else None,
+            )
+            for i in todo
+        ]
+        async for position, extracted in pool.map(jobs):
+            yield work[todo[position]], extracted
 
     def _plan(self, snapshot: LibrarySnapshot, full: bool) -> tuple[list[_Work], list[str], int]:
         """What to index, which attachments disappeared, and how many are unchanged."""
@@ -253,7 +286,7 @@ class LibraryIndexer:
                         )
                     unchanged += 1
                     continue
-                pages = _page_estimate(source, file)
+                pages = 0 if source == "pdf" else 1
                 work.append(
                     _Work(
                         item,

@@ -16,7 +16,7 @@ import numpy as np
 from services.agent.library import terms
 from services.agent.library.dense import DenseIndex
 from services.agent.library.index_store import IndexStore
-from services.common.errors import InvalidArgument, NotFound
+from services.common.errors import DeadlineExceeded, InvalidArgument, NotFound, Unavailable
 from services.common.stopwords import stopwords
 
 logger = logging.getLogger(__name__)
@@ -53,8 +53,12 @@ class Reranker(Protocol):
 
 @dataclasses.dataclass(frozen=True)
 class SearchHit:
+    """A passage found. ``attachment_key`` is the PDF it was read from (an item may have
+    several): what a citation of it opens, and what ``read_document`` reads its pages from."""
+
     chunk_id: int
     item_key: str
+    attachment_key: str
     title: str
     authors: list[str]
     year: int | None
@@ -171,11 +175,12 @@ class LibrarySearch:
         keyword_ranking: list[int] = []
         try:
             if mode in ("hybrid", "dense") and len(self.dense):
-                vector = (await self.embedder.embed([query], is_query=True))[0]
-                hits = await asyncio.to_thread(
-                    self.dense.search, vector, limit=pool, item_keys=scope
-                )
-                rankings.append([cid for cid, _ in hits])
+                vector = await self._query_vector(query, required=mode == "dense")
+                if vector is not None:
+                    hits = await asyncio.to_thread(
+                        self.dense.search, vector, limit=pool, item_keys=scope
+                    )
+                    rankings.append([cid for cid, _ in hits])
             if keyword is not None:
                 keyword_ranking = await keyword
                 if keyword_ranking:
@@ -200,6 +205,7 @@ class LibrarySearch:
             SearchHit(
                 chunk_id=cid,
                 item_key=row["item_key"],
+                attachment_key=row["attachment_key"],
                 title=row["title"],
                 authors=row["authors"],
                 year=row["year"],
@@ -221,6 +227,17 @@ class LibrarySearch:
             (time.perf_counter() - started) * 1000,
         )
         return hits_out
+
+    async def _query_vector(self, query: str, *, required: bool) -> np.ndarray | None:
+        """The query's embedding; None when the embedder is away and the search can do
+        without it (hybrid: keywords alone, rather than no answer at all)."""
+        try:
+            return (await self.embedder.embed([query], is_query=True))[0]
+        except (Unavailable, DeadlineExceeded) as exc:
+            if required:
+                raise
+            logger.warning("search: no query embedding (%s); keyword retrieval only", exc.code)
+            return None
 
     async def _keyword(self, query: str, limit: int, scope: set[str] | None) -> list[int]:
         words = content_words(query)
@@ -257,7 +274,11 @@ class LibrarySearch:
         # The cross-encoder reads what a person skimming results would: where the passage is
         # (paper and section), then the passage.
         candidates = [(str(cid), _rerank_text(rows[cid])) for cid, _ in fused if cid in rows]
-        ranked = await self.reranker.rerank(query, candidates)
+        try:
+            ranked = await self.reranker.rerank(query, candidates)
+        except (Unavailable, DeadlineExceeded) as exc:  # fail open: the first-stage order
+            logger.warning("search: rerank failed (%s); using retrieval order", exc.code)
+            return fused
         return reciprocal_rank_fusion(
             [[cid for cid, _ in fused], [int(cid) for cid, _, _ in ranked]]
         )

@@ -57,10 +57,11 @@ def make_research_tools(search: LibrarySearch, store: IndexStore) -> list[Tool]:
             k: How many passages to return (1 to 50).
 
         Returns:
-            {"status": "success", "results": [{"chunk_id", "item_key", "title", "authors",
-            "year", "page",
-            "page_end", "section", "score", "word_count", "text"}]}. Cite a passage by its
-            item_key and page. An empty list means nothing in scope matched.
+            {"status": "success", "results": [{"chunk_id", "item_key", "attachment_key",
+            "title", "authors", "year", "page", "page_end", "section", "score", "word_count",
+            "text"}]}. Cite a passage by its item_key and page; attachment_key names the PDF of
+            the item it comes from (a paper may have several: pass it to read_document to read
+            the same one). An empty list means nothing in scope matched.
         """
         item_keys, collection = _parse_scope(scope)
         try:
@@ -75,6 +76,7 @@ def make_research_tools(search: LibrarySearch, store: IndexStore) -> list[Tool]:
                 {
                     "chunk_id": h.chunk_id,
                     "item_key": h.item_key,
+                    "attachment_key": h.attachment_key,
                     "title": h.title,
                     "authors": h.authors,
                     "year": h.year,
@@ -89,7 +91,7 @@ def make_research_tools(search: LibrarySearch, store: IndexStore) -> list[Tool]:
             ],
         }
 
-    async def get_document_toc(item_key: str) -> dict[str, Any]:
+    async def get_document_toc(item_key: str, attachment_key: str | None = None) -> dict[str, Any]:
         """Show a paper's table of contents: its sections and the page each starts on.
 
         Call this before read_document when you need a specific part of a paper (methods,
@@ -97,18 +99,22 @@ def make_research_tools(search: LibrarySearch, store: IndexStore) -> list[Tool]:
 
         Args:
             item_key: The paper's Zotero item key, as returned by search_corpus.
+            attachment_key: Which of the paper's PDFs, as returned by search_corpus; leave it
+                out for the paper's main PDF.
 
         Returns:
-            {"status": "success", "item_key", "title", "page_count", "sections": [{"title",
-            "level", "page"}]}.
+            {"status": "success", "item_key", "attachment_key", "attachment_keys", "title",
+            "page_count", "sections": [{"title", "level", "page"}]}; attachment_keys lists
+            every PDF of the paper, main one first.
         """
-        return await asyncio.to_thread(_toc, store, item_key)
+        return await asyncio.to_thread(_toc, store, item_key, attachment_key)
 
     async def read_document(
         item_key: str,
         section: str | None = None,
         start_page: int | None = None,
         end_page: int | None = None,
+        attachment_key: str | None = None,
     ) -> dict[str, Any]:
         """Read the full text of part of a paper: one section, or a page range.
 
@@ -121,12 +127,16 @@ def make_research_tools(search: LibrarySearch, store: IndexStore) -> list[Tool]:
                 prefix is enough), e.g. "3 Model fitting". Ignored when pages are given.
             start_page: First page to read (1-based), if reading by pages.
             end_page: Last page to read (inclusive); defaults to start_page.
+            attachment_key: Which of the paper's PDFs to read, as returned by search_corpus
+                (page numbers are that PDF's); leave it out for the paper's main PDF.
 
         Returns:
-            {"status": "success", "item_key", "title", "section", "start_page", "end_page",
-            "word_count", "pages": [{"page", "text"}]}.
+            {"status": "success", "item_key", "attachment_key", "title", "section",
+            "start_page", "end_page", "word_count", "pages": [{"page", "text"}]}.
         """
-        return await asyncio.to_thread(_read, store, item_key, section, start_page, end_page)
+        return await asyncio.to_thread(
+            _read, store, item_key, section, start_page, end_page, attachment_key
+        )
 
     search_corpus.__name__ = SEARCH_CORPUS
     get_document_toc.__name__ = GET_DOCUMENT_TOC
@@ -134,7 +144,10 @@ def make_research_tools(search: LibrarySearch, store: IndexStore) -> list[Tool]:
     return [search_corpus, get_document_toc, read_document]
 
 
-def _attachment(store: IndexStore, item_key: str) -> tuple[dict[str, Any], str] | dict[str, Any]:
+def _attachment(
+    store: IndexStore, item_key: str, attachment_key: str | None
+) -> tuple[dict[str, Any], str, list[str]] | dict[str, Any]:
+    """(item, the attachment to read, all its attachments with text) or an error result."""
     item = store.item(item_key)
     if item is None:
         return {
@@ -149,17 +162,26 @@ def _attachment(store: IndexStore, item_key: str) -> tuple[dict[str, Any], str] 
             "code": "no_text",
             "message": f"{item['title']!r} has no indexed full text (no readable PDF).",
         }
-    return item, attachments[0]
+    if attachment_key and attachment_key not in attachments:
+        return {
+            "status": "error",
+            "code": "attachment_not_found",
+            "message": f"{item['title']!r} has no indexed PDF {attachment_key!r}; its PDFs: "
+            + ", ".join(attachments),
+        }
+    return item, attachment_key or attachments[0], attachments
 
 
-def _toc(store: IndexStore, item_key: str) -> dict[str, Any]:
-    found = _attachment(store, item_key)
+def _toc(store: IndexStore, item_key: str, attachment_key: str | None = None) -> dict[str, Any]:
+    found = _attachment(store, item_key, attachment_key)
     if isinstance(found, dict):
         return found
-    item, attachment = found
+    item, attachment, attachments = found
     return {
         "status": "success",
         "item_key": item_key,
+        "attachment_key": attachment,
+        "attachment_keys": attachments,
         "title": item["title"],
         "page_count": store.page_count(attachment),
         "sections": [{"title": t, "level": lvl, "page": p} for t, lvl, p in store.toc(attachment)],
@@ -172,11 +194,12 @@ def _read(
     section: str | None,
     start_page: int | None,
     end_page: int | None,
+    attachment_key: str | None = None,
 ) -> dict[str, Any]:
-    found = _attachment(store, item_key)
+    found = _attachment(store, item_key, attachment_key)
     if isinstance(found, dict):
         return found
-    item, attachment = found
+    item, attachment, _ = found
     page_count = store.page_count(attachment)
     chosen_section = None
     if start_page is None and section:
@@ -217,6 +240,7 @@ def _read(
     return {
         "status": "success",
         "item_key": item_key,
+        "attachment_key": attachment,
         "title": item["title"],
         "section": chosen_section,
         "start_page": start_page,

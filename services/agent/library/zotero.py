@@ -14,14 +14,18 @@ by comparing size and mtime of the three files before and after, and retaken. Th
 file is never opened by SQLite, so it cannot be modified or locked by us.
 
 Tables and columns read (names as in Zotero 7's ``resource/schema/userdata.sql``, userdata
-schema 123; later versions only add columns):
+schema 123; Zotero 8 keeps 123, and up to schema 129, Zotero 9 and the development tree after
+it, these tables only gained columns):
 
 - ``sqlite_master``: ``type``, ``name`` (to tell a Zotero database from another file)
 - ``libraries``: ``libraryID``, ``type`` (``user`` and ``group``; feeds are skipped)
 - ``groups``: ``libraryID``, ``name``
-- ``items``: ``itemID``, ``itemTypeID``, ``libraryID``, ``key``, ``dateModified``
+- ``items``: ``itemID``, ``itemTypeID``, ``libraryID``, ``key``, ``dateAdded``, ``dateModified``
 - ``itemTypesCombined``: ``itemTypeID``, ``typeName``
 - ``fieldsCombined``: ``fieldID``, ``fieldName``
+- ``baseFieldMappingsCombined``: ``baseFieldID``, ``fieldID`` (e.g. ``bookTitle`` and
+  ``proceedingsTitle`` stand for ``publicationTitle``, ``university`` for ``publisher``)
+- ``itemTypeCreatorTypes``: ``itemTypeID``, ``creatorTypeID``, ``primaryField``
 - ``itemData``: ``itemID``, ``fieldID``, ``valueID``
 - ``itemDataValues``: ``valueID``, ``value``
 - ``creators``: ``creatorID``, ``firstName``, ``lastName``, ``fieldMode``
@@ -39,8 +43,17 @@ schema 123; later versions only add columns):
 Item types, fields and creator types are looked up by name, never by id: Zotero assigns their
 ids when it installs its global schema, so they differ between databases. ``*Combined`` tables
 are what Zotero itself reads (``cachedTypes.js``); ``itemData.fieldID`` references
-``fieldsCombined``. Files read besides the database: ``storage/<key>/.zotero-ft-cache`` (only
-its existence is checked here).
+``fieldsCombined``. A type-specific field is read as the base field it maps to, so a book
+section's ``bookTitle``, a conference paper's ``proceedingsTitle`` (else its
+``conferenceName``) and a thesis's ``university`` are the venue. ``authors`` follows Zotero's
+``firstCreator`` (``items.js``): the item type's primary creator type, else editors, else
+contributors. Attachments are in Zotero's ``getBestAttachments`` order (matching the parent's
+URL first, then oldest first), so the first is the one Zotero opens for the item.
+
+Only PDF files are indexed. Notes and annotations are not items here; EPUB files, HTML
+snapshots, linked URLs and other files are left out and counted in one log line per read.
+Files read besides the database: ``storage/<key>/.zotero-ft-cache`` (only its existence is
+checked here).
 
 ``read_library`` blocks (file copy, SQLite); async callers run it in a thread.
 """
@@ -75,29 +88,23 @@ BASE_DIR_PREFIX = "attachments:"  # Zotero.Attachments.BASE_PATH_PLACEHOLDER
 LINK_MODE_IMPORTED_FILE = 0
 LINK_MODE_IMPORTED_URL = 1
 LINK_MODE_LINKED_FILE = 2
+LINK_MODE_LINKED_URL = 3
+LINK_MODE_EMBEDDED_IMAGE = 4
 _FILE_LINK_MODES = (LINK_MODE_IMPORTED_FILE, LINK_MODE_IMPORTED_URL, LINK_MODE_LINKED_FILE)
 _NOT_REGULAR_TYPES = frozenset({"attachment", "note", "annotation"})
+# What a skipped attachment is, for the log line (Zotero's content types).
+_SKIPPED_KINDS = {
+    "application/epub+zip": "EPUB",
+    "text/html": "HTML snapshot",
+    "application/xhtml+xml": "HTML snapshot",
+}
 
-# Type-specific fields that stand in for a base field (Zotero's baseFieldMappings), in order.
-TITLE_FIELDS = ("title", "caseName", "nameOfAct", "subject")
-DATE_FIELDS = ("date", "issueDate", "dateDecided", "dateEnacted")
-PUBLICATION_FIELDS = (
-    "publicationTitle",
-    "bookTitle",
-    "proceedingsTitle",
-    "encyclopediaTitle",
-    "dictionaryTitle",
-    "websiteTitle",
-    "blogTitle",
-    "forumTitle",
-    "programTitle",
-    "university",
-    "institution",
-    "publisher",
-)
-_WANTED_FIELDS = frozenset(
-    (*TITLE_FIELDS, *DATE_FIELDS, *PUBLICATION_FIELDS, "DOI", "abstractNote", "extra")
-)
+# The base fields read; a type-specific field is read as the one it maps to (its own name when
+# it maps to none).
+_BASE_FIELDS = ("title", "date", "publicationTitle", "publisher")
+_OTHER_FIELDS = ("conferenceName", "DOI", "abstractNote", "extra", "url")
+# Zotero's firstCreator: these creator types, in order, when none has the primary type.
+_FALLBACK_AUTHOR_TYPES = ("editor", "director", "contributor")
 _REQUIRED_TABLES = frozenset(
     {
         "libraries",
@@ -105,6 +112,8 @@ _REQUIRED_TABLES = frozenset(
         "items",
         "itemTypesCombined",
         "fieldsCombined",
+        "baseFieldMappingsCombined",
+        "itemTypeCreatorTypes",
         "itemData",
         "itemDataValues",
         "creators",
@@ -142,7 +151,8 @@ class Creator:
 @dataclasses.dataclass(frozen=True)
 class Attachment:
     """A PDF attachment. ``path`` is where the file should be (it may be missing); None when
-    Zotero's stored path cannot be resolved here. ``ft_cache`` is set only when it exists."""
+    Zotero's stored path cannot be resolved here. ``ft_cache`` is set only when it exists.
+    ``date_added`` is Zotero's UTC "YYYY-MM-DD HH:MM:SS"."""
 
     key: str
     parent_key: str | None
@@ -150,12 +160,15 @@ class Attachment:
     content_type: str
     link_mode: int
     ft_cache: pathlib.Path | None
+    date_added: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
 class ZoteroItem:
     """A regular item, or a standalone PDF (``item_type == "attachment"``). ``date`` is the
-    text the user sees in Zotero; ``date_modified`` is Zotero's UTC "YYYY-MM-DD HH:MM:SS"."""
+    text the user sees in Zotero; ``date_modified`` is Zotero's UTC "YYYY-MM-DD HH:MM:SS".
+    ``creators`` are all of them in Zotero's order; ``authors`` those Zotero names the item by
+    (see the module docstring). ``attachments`` come best first."""
 
     key: str
     library_id: int
@@ -172,6 +185,7 @@ class ZoteroItem:
     collection_keys: tuple[str, ...]
     attachments: tuple[Attachment, ...]
     date_modified: str
+    authors: tuple[Creator, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -332,7 +346,7 @@ class _Reader:
         type_names = dict(q("SELECT itemTypeID, typeName FROM itemTypesCombined").fetchall())
         trashed = {row[0] for row in q("SELECT itemID FROM deletedItems")}
         rows = q(
-            "SELECT itemID, itemTypeID, libraryID, key, dateModified FROM items "
+            "SELECT itemID, itemTypeID, libraryID, key, dateModified, dateAdded FROM items "
             "ORDER BY libraryID, itemID"
         ).fetchall()
         # itemID -> row, for the items outside the trash in a user or group library
@@ -340,35 +354,38 @@ class _Reader:
         keys = {item_id: row[3] for item_id, row in items.items()}
         fields = self._fields()
         creators = self._creators()
+        primary_types = self._primary_creator_types()
         tags = self._tags()
         collections, item_collections = self._collections(library_names)
-        attachments, standalone = self._attachments(items, keys)
+        attachments, standalone = self._attachments(items, keys, fields)
 
         result = []
-        for item_id, (_, type_id, library_id, key, modified) in items.items():
+        for item_id, (_, type_id, library_id, key, modified, _) in items.items():
             type_name = type_names.get(type_id, "")
             if type_name in _NOT_REGULAR_TYPES and item_id not in standalone:
                 continue
             values = fields.get(item_id, {})
             own = (standalone[item_id],) if item_id in standalone else attachments.get(item_id, ())
-            date = _first(values, DATE_FIELDS)
+            date = values.get("date")
+            everyone = tuple(creators.get(item_id, ()))
             result.append(
                 ZoteroItem(
                     key=key,
                     library_id=library_id,
                     library_name=library_names[library_id],
                     item_type=type_name,
-                    title=_first(values, TITLE_FIELDS) or "",
-                    creators=tuple(creators.get(item_id, ())),
+                    title=values.get("title") or "",
+                    creators=everyone,
                     date=date[11:] if date and _MULTIPART_DATE.match(date) else date,
                     year=parse_year(date),
-                    publication=_first(values, PUBLICATION_FIELDS),
+                    publication=_first(values, ("publicationTitle", "conferenceName", "publisher")),
                     doi=values.get("DOI") or _doi_from_extra(values.get("extra")),
                     abstract=values.get("abstractNote"),
                     tags=tuple(sorted(tags.get(item_id, ()), key=str.casefold)),
                     collection_keys=tuple(sorted(item_collections.get(item_id, ()))),
                     attachments=tuple(own),
                     date_modified=str(modified),
+                    authors=_authors(everyone, primary_types.get(type_id)),
                 )
             )
         return LibrarySnapshot(items=result, collections=collections)
@@ -384,11 +401,21 @@ class _Reader:
         return names
 
     def _fields(self) -> dict[int, dict[str, str]]:
-        names = {
-            field_id: name
-            for field_id, name in self.conn.execute("SELECT fieldID, fieldName FROM fieldsCombined")
-            if name in _WANTED_FIELDS
+        """itemID -> {field name: value}, each type-specific field under its base field's name
+        (``baseFieldMappingsCombined``), only the fields of ``_BASE_FIELDS`` and
+        ``_OTHER_FIELDS``."""
+        all_names = dict(self.conn.execute("SELECT fieldID, fieldName FROM fieldsCombined"))
+        base_of = {
+            field_id: all_names.get(base_id)
+            for base_id, field_id in self.conn.execute(
+                "SELECT DISTINCT baseFieldID, fieldID FROM baseFieldMappingsCombined"
+            )
         }
+        names = {}
+        for field_id, name in all_names.items():
+            canonical = base_of.get(field_id) or name
+            if canonical in _BASE_FIELDS or canonical in _OTHER_FIELDS:
+                names[field_id] = canonical
         marks = ", ".join("?" * len(names))
         result: defaultdict[int, dict[str, str]] = defaultdict(dict)
         for item_id, field_id, value in self.conn.execute(
@@ -419,6 +446,17 @@ class _Reader:
                 )
             )
         return result
+
+    def _primary_creator_types(self) -> dict[int, str]:
+        """itemTypeID -> the name of its primary creator type (``author`` for most types)."""
+        return dict(
+            self.conn.execute(
+                "SELECT itemTypeCreatorTypes.itemTypeID, creatorTypes.creatorType "
+                "FROM itemTypeCreatorTypes JOIN creatorTypes "
+                "ON creatorTypes.creatorTypeID = itemTypeCreatorTypes.creatorTypeID "
+                "WHERE itemTypeCreatorTypes.primaryField = 1"
+            ).fetchall()
+        )
 
     def _tags(self) -> dict[int, list[str]]:
         result: defaultdict[int, list[str]] = defaultdict(list)
@@ -467,18 +505,32 @@ class _Reader:
         return collections, members
 
     def _attachments(
-        self, items: dict[int, tuple[int, int, int, str, str]], keys: dict[int, str]
+        self,
+        items: dict[int, tuple[int, int, int, str, str, str]],
+        keys: dict[int, str],
+        fields: dict[int, dict[str, str]],
     ) -> tuple[dict[int, list[Attachment]], dict[int, Attachment]]:
-        """PDF attachments by parent itemID, and standalone PDFs by their own itemID."""
+        """PDF attachments by parent itemID (best first), and standalone PDFs by their own
+        itemID. Other attachments are counted in one log line."""
         children: defaultdict[int, list[Attachment]] = defaultdict(list)
         standalone: dict[int, Attachment] = {}
+        skipped: defaultdict[str, int] = defaultdict(int)
+        order: dict[str, tuple[bool, str, int]] = {}
         for item_id, parent_id, link_mode, content_type, raw_path in self.conn.execute(
             "SELECT itemID, parentItemID, linkMode, contentType, path FROM itemAttachments "
             "ORDER BY itemID"
         ):
-            if item_id not in items or content_type != PDF_CONTENT_TYPE:
+            if item_id not in items:
                 continue
-            if link_mode not in _FILE_LINK_MODES:
+            if link_mode not in _FILE_LINK_MODES or content_type != PDF_CONTENT_TYPE:
+                if parent_id is None or parent_id in items:
+                    skipped[_skipped_kind(link_mode, content_type)] += 1
+                    logger.debug(
+                        "not indexing attachment %s (%s, linkMode %s): not a PDF file",
+                        keys[item_id],
+                        content_type or "no content type",
+                        link_mode,
+                    )
                 continue
             key = keys[item_id]
             cache = self.storage / key / FT_CACHE_FILE
@@ -489,11 +541,28 @@ class _Reader:
                 content_type=content_type,
                 link_mode=link_mode,
                 ft_cache=cache if cache.is_file() else None,
+                date_added=str(items[item_id][5]),
             )
             if parent_id is None:
                 standalone[item_id] = attachment
             elif parent_id in items:
                 children[parent_id].append(attachment)
+                # Zotero.Item.getBestAttachments: the parent's URL first, then the oldest.
+                parent_url = fields.get(parent_id, {}).get("url")
+                own_url = fields.get(item_id, {}).get("url")
+                order[key] = (
+                    not parent_url or own_url != parent_url,
+                    attachment.date_added,
+                    item_id,
+                )
+        for siblings in children.values():
+            siblings.sort(key=lambda a: order[a.key])
+        if skipped:
+            logger.info(
+                "not indexing %d attachments that are not PDF files (only PDFs are indexed): %s",
+                sum(skipped.values()),
+                ", ".join(f"{n} {kind}" for kind, n in sorted(skipped.items())),
+            )
         return children, standalone
 
     def _resolve(self, raw: str | None, *, key: str, link_mode: int) -> pathlib.Path | None:
@@ -522,6 +591,27 @@ def _inside(folder: pathlib.Path, relative: str) -> pathlib.Path | None:
 
 def _first(values: dict[str, str], names: tuple[str, ...]) -> str | None:
     return next((values[name] for name in names if name in values), None)
+
+
+def _authors(creators: tuple[Creator, ...], primary_type: str | None) -> tuple[Creator, ...]:
+    """The creators Zotero's ``firstCreator`` names: the primary type's, else the first of
+    ``_FALLBACK_AUTHOR_TYPES`` that has any (none for, say, a book section with only its
+    book's author)."""
+    for creator_type in (primary_type or "author", *_FALLBACK_AUTHOR_TYPES):
+        chosen = tuple(c for c in creators if c.creator_type == creator_type)
+        if chosen:
+            return chosen
+    return ()
+
+
+def _skipped_kind(link_mode: int | None, content_type: str | None) -> str:
+    if link_mode == LINK_MODE_LINKED_URL:
+        return "linked URL"
+    if link_mode == LINK_MODE_EMBEDDED_IMAGE:
+        return "image embedded in a note"
+    if content_type in _SKIPPED_KINDS:
+        return _SKIPPED_KINDS[content_type]
+    return f"{content_type or 'unknown'} file"
 
 
 def _doi_from_extra(extra: str | None) -> str | None:
