@@ -10,7 +10,7 @@ PLUGIN := zotero-plugin
 PLUGIN_STAMP := $(PLUGIN)/node_modules/.installed
 
 .PHONY: help venv run test test-unit test-integration test-e2e test-plugin plugin plugin-deps \
-	protos protos-check lint fmt clean
+	protos protos-check wire-golden wire-golden-check lint fmt clean
 
 help: ## List every target
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sort | \
@@ -59,7 +59,13 @@ protos-check: $(STAMP) ## Fail if protos/gen drifted from the .proto sources
 	@tmp=$$(mktemp -d) && $(BIN)/python scripts/gen_protos.py --out $$tmp/gen && \
 		diff -r -x __pycache__ $$tmp/gen protos/gen && rm -rf $$tmp && echo "protos: no drift"
 
-lint: $(STAMP) $(PLUGIN_STAMP) protos-check ## ruff, import rules, mypy on the services; eslint + prettier on the plugin
+wire-golden: $(STAMP) ## Regenerate the plugin's wire fixtures (zotero-plugin/test/golden) from the agent's code
+	$(BIN)/python scripts/wire_golden.py
+
+wire-golden-check: $(STAMP) ## Fail if the plugin's wire fixtures drifted from what the agent and gateway send
+	$(BIN)/python scripts/wire_golden.py --check
+
+lint: $(STAMP) $(PLUGIN_STAMP) protos-check wire-golden-check ## ruff, import rules, mypy on the services; eslint + prettier on the plugin
 	$(BIN)/ruff check .
 	$(BIN)/python scripts/check_imports.py
 	$(BIN)/ruff format --check .

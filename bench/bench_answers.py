@@ -13,7 +13,11 @@ A turn that stops at a deep-research checkpoint is resumed with "synthesize now"
 wants the answer from what was found). Run it against another checkout for a before/after
 table side by side (same index, same questions):
 
-    .venv/bin/python bench/bench_answers.py --workdir /tmp/answers [--code /tmp/old-checkout]
+    .venv/bin/python bench/bench_answers.py --workdir /tmp/answers [--code /tmp/old-checkout] [--check]
+
+``--check`` compares the scores with the goals of docs/benchmarks.md ("Offline answers"): the
+gold page 0.90 and the gold sentence 0.80 (single-paper), needed papers 0.80 (multi-paper),
+abstention 0.95 (out-of-library), the right paper 0.80 (follow-ups).
 """
 
 from __future__ import annotations
@@ -33,6 +37,9 @@ import httpx
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from goals import Goal, Result, add_check_flag
+from goals import report as check_goals
 
 from tests.support import zotero_fixture
 from tests.support.ports import free_base_port
@@ -277,6 +284,24 @@ def calibration(summary: dict[str, Any], questions: list[dict[str, Any]]) -> Non
         print(f"{t:>9.1f} {kept:>16.3f} {refused:>23.3f}")
 
 
+# (results group, score, what) -> at least this share.
+GOALS = (
+    ("single", "page", "cites the gold page (+-1), single-paper", 0.90),
+    ("single", "sentence", "contains the gold sentence, single-paper", 0.80),
+    ("multi", "coverage", "needed papers cited, multi-paper", 0.80),
+    ("abstain", "abstained", "abstains, out-of-library", 0.95),
+    ("follow", "paper", "follow-up cites the right paper", 0.80),
+)
+
+
+def goals(summary: dict[str, Any]) -> list[Result]:
+    r = summary["results"]
+    return [
+        (Goal(what, limit, at_least=True), share(r[group], key) if r[group] else None)
+        for group, key, what, limit in GOALS
+    ]
+
+
 def share(rows: list[dict[str, Any]], key: str) -> float:
     return sum(float(r[key]) for r in rows) / len(rows) if rows else float("nan")
 
@@ -321,6 +346,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=0, help="only the first N questions")
     parser.add_argument("--show", action="store_true", help="print each question's scores")
     parser.add_argument("--save", default=None, help="write every answer and score to this JSON")
+    add_check_flag(parser)
     args = parser.parse_args()
     summary = run(args)
     if args.save:
@@ -334,6 +360,7 @@ def main() -> None:
             if x.strip()
         ],
     )
+    sys.exit(check_goals(goals(summary), check=args.check))
 
 
 if __name__ == "__main__":

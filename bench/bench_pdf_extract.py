@@ -6,7 +6,10 @@ prints pages per second, total seconds (the best of ``--repeat`` runs) and a tex
 proxy: the fraction of pages with more than 50 words, the number of ligature characters
 (U+FB00..U+FB06) left before NFKC, and the mean words per page.
 
-    .venv/bin/python bench/bench_pdf_extract.py --repeat 3
+    .venv/bin/python bench/bench_pdf_extract.py --repeat 3 [--check]
+
+``--check``: the goals that made pypdfium2 the index's extractor (docs/benchmarks.md): faster
+than pypdf, with at least as many pages of text (more than 50 words).
 """
 
 from __future__ import annotations
@@ -15,11 +18,14 @@ import argparse
 import dataclasses
 import logging
 import pathlib
+import sys
 import time
 from collections.abc import Callable
 
 import pypdf
 import pypdfium2 as pdfium
+from goals import Goal, add_check_flag, report
+from goals import Result as GoalResult
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parent.parent
 DEFAULT_PAPERS = REPO_ROOT.parent / "shared" / "data" / "papers"
@@ -93,7 +99,19 @@ def run(name: str, pdfs: list[pathlib.Path], repeat: int) -> Result:
     )
 
 
-def main(argv: list[str] | None = None) -> None:
+def goals(results: list[Result]) -> list[GoalResult]:
+    """pypdfium2 against pypdf: how many times faster, and its pages of text minus pypdf's."""
+    by = {r.name: r for r in results}
+    chosen, other = by["pypdfium2"], by["pypdf"]
+    return [
+        (Goal("pypdfium2's speed-up over pypdf", 1.0, "x", at_least=True),
+         other.seconds / chosen.seconds if chosen.seconds else float("inf")),
+        (Goal("pages with > 50 words, pypdfium2 minus pypdf", 0.0, at_least=True),
+         float(chosen.pages_over_50_words - other.pages_over_50_words)),
+    ]  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--papers",
@@ -104,6 +122,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--repeat", type=int, default=1, help="runs per extractor; the fastest counts"
     )
+    add_check_flag(parser)
     args = parser.parse_args(argv)
     logging.getLogger("pypdf").setLevel(logging.ERROR)
 
@@ -127,7 +146,8 @@ def main(argv: list[str] | None = None) -> None:
     fastest = min(results, key=lambda r: r.seconds)
     slowest = max(results, key=lambda r: r.seconds)
     print(f"\nfastest: {fastest.name}, {slowest.seconds / fastest.seconds:.1f}x {slowest.name}")
+    return report(goals(results), check=args.check)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

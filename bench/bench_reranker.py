@@ -7,9 +7,10 @@ items, ``--concurrency`` at a time, so the server's dynamic batching always has 
 queued while the model computes. Both sides score the same pairs and embed the same texts,
 built from paragraphs of the PDFs in /work/shared/data/papers (synthetic sentences if none).
 
-The goal (issue): gRPC throughput within 10% of in-process, i.e. a ratio >= 0.90.
+The goal (issue): gRPC throughput within 10% of in-process, i.e. a ratio >= 0.90 (``--check``
+compares the median of each workload's per-round ratios, as docs/benchmarks.md does).
 
-    python bench/bench_reranker.py --pairs 2000 --batch 32
+    python bench/bench_reranker.py --pairs 2000 --batch 32 [--check]
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from typing import Any
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from goals import Goal, Result, add_check_flag, report
 
 from services.reranker.client import RerankerClient
 from services.reranker.models import load_embedder, load_reranker
@@ -217,7 +220,15 @@ class Workload:
         return out
 
 
-async def run(args: argparse.Namespace) -> None:
+def goals(workloads: list[Workload]) -> list[Result]:
+    return [
+        (Goal(f"{w.name}: gRPC / in-process, median per-round ratio", 0.90, at_least=True),
+         statistics.median(w.round_ratios) if w.round_ratios else None)
+        for w in workloads
+    ]  # fmt: skip
+
+
+async def run(args: argparse.Namespace) -> list[Workload]:
     texts = paragraphs(max(args.pairs, args.texts), args.words)
     # Every request of --batch pairs shares one query, as the agent sends them.
     pairs = [
@@ -270,6 +281,7 @@ async def run(args: argparse.Namespace) -> None:
     for workload in workloads:
         print("\n".join(workload.rows()))
     print("\nratio = gRPC items/s / in-process items/s (goal: >= 0.90)")
+    return workloads
 
 
 def main() -> None:
@@ -299,10 +311,11 @@ def main() -> None:
         default="subprocess",
         help="run the gRPC service as its own process (default) or inside this one",
     )
+    add_check_flag(parser)
     args = parser.parse_args()
     if args.micro_batch != 1:
         os.environ["ZOCRATES_ONNX_MICRO_BATCH"] = str(args.micro_batch)
-    asyncio.run(run(args))
+    sys.exit(report(goals(asyncio.run(run(args))), check=args.check))
 
 
 if __name__ == "__main__":

@@ -10,6 +10,9 @@ and its page range covers one of the answer pages.
 With --zotero-dir and --index-dir it runs on an existing library and index (say the large
 library of bench_large_library.py, the 38 papers among thousands of distractors) without
 syncing or embedding anything; --modes picks the retrievals.
+
+``--check``: fused + rerank (what a research turn uses) at least as high as keyword only and
+as dense only, on recall@5 and on recall@20 (docs/benchmarks.md); it needs every mode.
 """
 
 from __future__ import annotations
@@ -18,10 +21,12 @@ import argparse
 import asyncio
 import json
 import pathlib
+import sys
 import tempfile
 import time
 
 from _stack import ROOT, RerankerClient, open_library, reranker_process, zotero_copy
+from goals import Goal, Result, add_check_flag, report
 
 from services.agent.library import terms
 from tests.support.zotero_fixture import paper_item_key
@@ -45,7 +50,25 @@ def _hit(question: dict, hits: list) -> int | None:  # type: ignore[type-arg]
     return None
 
 
-async def run(args: argparse.Namespace) -> None:
+def goals(recalls: dict[str, tuple[float, float]]) -> list[Result]:
+    """Fused + rerank against each single retrieval, at 5 and at 20 (``recalls``: label ->
+    (recall@5, recall@20) of the modes that ran)."""
+    best = recalls.get("fused + rerank")
+    out: list[Result] = []
+    for other in ("keyword", "dense"):
+        for at, name in ((0, "recall@5"), (1, "recall@20")):
+            theirs = recalls.get(other)
+            goal = Goal(
+                f"fused + rerank {name}, against {other} only"
+                + (f" ({theirs[at]:.3f})" if theirs else " (not run)"),
+                theirs[at] if theirs else float("nan"),
+                at_least=True,
+            )
+            out.append((goal, best[at] if best and theirs else None))
+    return out
+
+
+async def run(args: argparse.Namespace) -> dict[str, tuple[float, float]]:
     questions = [json.loads(line) for line in QUESTIONS.read_text().splitlines() if line.strip()]
     workdir = pathlib.Path(args.workdir or tempfile.mkdtemp(prefix="zocrates-bench-"))
     existing = args.zotero_dir is not None and args.index_dir is not None
@@ -75,6 +98,7 @@ async def run(args: argparse.Namespace) -> None:
             f"{len(questions)} questions over {len({q['file'] for q in questions})} papers; embedding model {model}"
         )
         print(f"{'retrieval':<18} {'recall@5':>9} {'recall@20':>10} {'MRR@20':>7} {'ms/query':>9}")
+        recalls: dict[str, tuple[float, float]] = {}
         for label, options in MODES:
             if args.no_rerank and options.get("rerank"):
                 continue
@@ -90,6 +114,7 @@ async def run(args: argparse.Namespace) -> None:
             r20 = sum(1 for r in ranks if r is not None) / len(ranks)
             mrr = sum(1 / r for r in ranks if r is not None) / len(ranks)
             print(f"{label:<18} {r5:>9.3f} {r20:>10.3f} {mrr:>7.3f} {per_query:>9.1f}")
+            recalls[label] = (r5, r20)
             if args.show_misses:
                 for q, r in zip(questions, ranks, strict=True):
                     if r is None or r > 5:
@@ -98,6 +123,7 @@ async def run(args: argparse.Namespace) -> None:
                         )
         await library.aclose()
         await reranker.close()
+    return recalls
 
 
 def main() -> None:
@@ -127,10 +153,11 @@ def main() -> None:
         default=None,
         help=f"keyword postings a query may read (default {terms.POSTING_BUDGET}; large libraries)",
     )
+    add_check_flag(parser)
     args = parser.parse_args()
     if args.posting_budget is not None:
         terms.POSTING_BUDGET = args.posting_budget
-    asyncio.run(run(args))
+    sys.exit(report(goals(asyncio.run(run(args))), check=args.check))
 
 
 if __name__ == "__main__":

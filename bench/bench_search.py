@@ -14,7 +14,12 @@ call (a few ms) is reported separately.
 Goals: p50 under 50 ms at 100k chunks (issue 3); at 150k at most 30 ms and at 1M at most
 100 ms, index only, with recall@20 against exact search at least 0.98 (issue 11).
 
-    .venv/bin/python bench/bench_search.py [--sizes 10000 100000 1000000] [--workdir DIR]
+    .venv/bin/python bench/bench_search.py [--sizes 10000 100000 1000000] [--workdir DIR] [--check]
+
+``--check`` holds every measured size to the goal of the smallest goal size at or above it
+(what meets 30 ms at 150k must meet it at 10k too): hybrid (index only) p50 at most 30 ms up
+to 150,000 chunks and at most 100 ms up to 1,000,000; search_corpus (all) p50 at most 50 ms up
+to 100,000; recall@20 against exact search at least 0.98 wherever it is measured.
 """
 
 from __future__ import annotations
@@ -24,17 +29,25 @@ import asyncio
 import json
 import pathlib
 import statistics
+import sys
 import tempfile
 import time
 
 import numpy as np
 from _stack import ROOT, RerankerClient, open_library, reranker_process, zotero_copy
+from goals import Goal, Result, add_check_flag, report
 
 from services.agent.library.dense import DenseIndex
 from services.agent.library.index_store import IndexStore
 from services.agent.library.search import LibrarySearch
 
 QUESTIONS = ROOT / "bench" / "data" / "retrieval_questions.jsonl"
+# (mode label, up to this many chunks) -> p50 ms at most, smallest size first.
+P50_GOALS = {
+    "hybrid (index only)": ((150_000, 30.0), (1_000_000, 100.0)),
+    "search_corpus (all)": ((100_000, 50.0),),
+}
+GRAPH_RECALL = 0.98
 
 
 class CachedEmbedder:
@@ -107,12 +120,28 @@ def grow(base: IndexStore, target: pathlib.Path, size: int, *, seed: int = 7) ->
     return store
 
 
+def goals(p50: dict[tuple[int, str], float], recall: dict[int, float]) -> list[Result]:
+    """The goals that apply to the sizes measured (``p50``: (size, mode) -> ms, ``recall``:
+    size -> recall@20 against exact search)."""
+    out: list[Result] = []
+    for label, limits in P50_GOALS.items():
+        for size in sorted({s for s, _ in p50}):
+            limit = next((ms for up_to, ms in limits if size <= up_to), None)
+            if limit is not None:
+                goal = Goal(f"{label} p50 at {size:,} chunks", limit, " ms")
+                out.append((goal, p50.get((size, label))))
+    for size, value in sorted(recall.items()):
+        goal = Goal(f"recall@20 against exact at {size:,} chunks", GRAPH_RECALL, at_least=True)
+        out.append((goal, value))
+    return out
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-async def run(args: argparse.Namespace) -> None:
+async def run(args: argparse.Namespace) -> list[Result]:
     questions = [
         json.loads(line)["question"] for line in QUESTIONS.read_text().splitlines() if line.strip()
     ]
@@ -139,6 +168,8 @@ async def run(args: argparse.Namespace) -> None:
             f"{'chunks':>9} {'build s':>8} {'load s':>7} {'mode':<24} {'p50 ms':>7} {'p95 ms':>7} {'vectors MB':>11}"
         )
         cached = CachedEmbedder(vectors)
+        p50: dict[tuple[int, str], float] = {}
+        graph_recall: dict[int, float] = {}
         for size in args.sizes:
             started = time.perf_counter()
             store = grow(library.store, workdir / f"grown-mix3-{size}.sqlite3", size)
@@ -164,6 +195,7 @@ async def run(args: argparse.Namespace) -> None:
                     want = {c for c, _ in exact.search(vectors[q], limit=20, item_keys=None)}
                     got = {c for c, _ in dense.search(vectors[q], limit=20, item_keys=None)}
                     recalls.append(len(want & got) / len(want))
+                graph_recall[size] = statistics.mean(recalls)
                 print(
                     f"{size:>9} graph of {len(dense)} vectors ready in {graph_s:.1f} s "
                     f"({'reused, checked' if reused else 'built'}); "
@@ -199,6 +231,7 @@ async def run(args: argparse.Namespace) -> None:
                         t0 = time.perf_counter()
                         await search.search(q, k=10, mode=mode)
                         times.append((time.perf_counter() - t0) * 1000)
+                p50[(size, label)] = statistics.median(times)
                 print(
                     f"{size:>9} {built:>8.1f} {loaded:>7.1f} {label:<24} {statistics.median(times):>7.1f} "
                     f"{percentile(times, 0.95):>7.1f} {mb:>11.0f}"
@@ -207,6 +240,7 @@ async def run(args: argparse.Namespace) -> None:
             store.close()
         await library.aclose()
         await reranker.close()
+    return goals(p50, graph_recall)
 
 
 def main() -> None:
@@ -225,7 +259,9 @@ def main() -> None:
         action="store_true",
         help="build the graphs anew (else a saved one is reused)",
     )
-    asyncio.run(run(parser.parse_args()))
+    add_check_flag(parser)
+    args = parser.parse_args()
+    sys.exit(report(asyncio.run(run(args)), check=args.check))
 
 
 if __name__ == "__main__":

@@ -133,19 +133,24 @@ def test_answer_checkpoint_kill_restart_resume(tmp_path: pathlib.Path) -> None:
             assert {d["invocation_id"] for k, d in events if k == "message"} == {
                 pending["invocation_id"]
             }
+            # No passage speaks of photonic chips, so the extension leaves that gap open and
+            # the second (last) checkpoint is offered: decline it.
             second = [d for k, d in events if k == "request_input"]
-            if second:  # the gap is still open: decline a second extension
-                assert second[0]["interrupt_id"] == "interrupt_ext_2"
-                events = _sse(
-                    api,
-                    "/chat/resume",
-                    {
-                        "session_id": session_id,
-                        "invocation_id": pending["invocation_id"],
-                        "interrupt_id": "interrupt_ext_2",
-                        "response": {"action": "synthesize"},
-                    },
-                )
+            assert len(second) == 1 and events[-1][1]["status"] == "paused", [k for k, _ in events]
+            assert second[0]["interrupt_id"] == "interrupt_ext_2"
+            assert second[0]["payload"]["extension_number"] == 2
+            assert any("photonic" in g for g in second[0]["payload"]["gaps"])
+            events = _sse(
+                api,
+                "/chat/resume",
+                {
+                    "session_id": session_id,
+                    "invocation_id": pending["invocation_id"],
+                    "interrupt_id": "interrupt_ext_2",
+                    "response": {"action": "synthesize"},
+                },
+            )
+            assert "request_input" not in [k for k, _ in events]
             done = events[-1][1]
             assert events[-1][0] == "done" and done["status"] == "completed", events[-1]
             assert zf.paper_item_key("lme4__lmer.pdf") in {c["item_key"] for c in done["citations"]}

@@ -8,6 +8,7 @@ import stat
 import time
 import uuid
 from collections.abc import AsyncIterator
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 import pytest
@@ -18,6 +19,7 @@ from services.gateway.server import GatewayServer
 from services.sessions.store import SessionStore, sqlite_url_for
 from tests.support import adk_events as ev
 from tests.support.stack import running_gateway, running_sessions
+from tests.support.tcp_relay import TcpRelay
 
 
 class Api:
@@ -332,3 +334,39 @@ async def test_redis_lock_is_shared_between_gateway_replicas(
         finally:
             await other_replica.close()
             await api.http.aclose()
+
+
+async def test_readiness_follows_the_redis_lock_store(
+    tmp_path: pathlib.Path, redis_url: str
+) -> None:
+    """The chat lock's ping is what /readyz reports: true while Redis answers, false once the
+    gateway can no longer reach it (other checks unchanged), true again when it is back."""
+    target = urlsplit(redis_url)
+    relay = TcpRelay(target.hostname or "127.0.0.1", target.port or 6379)
+    port = await relay.start()
+    credentials = target.netloc.rpartition("@")[0]
+    fast = "socket_connect_timeout=0.5&socket_timeout=0.5"
+    netloc = f"{credentials}@127.0.0.1:{port}" if credentials else f"127.0.0.1:{port}"
+    query = f"{target.query}&{fast}" if target.query else fast
+    via_relay = urlunsplit(target._replace(netloc=netloc, query=query))
+    prefix = f"zocrates-test-{uuid.uuid4().hex}"
+    async with (
+        running_sessions(tmp_path) as sessions,
+        running_gateway(
+            tmp_path, sessions.runtime.address, redis_url=via_relay, redis_key_prefix=prefix
+        ) as gateway,
+        httpx.AsyncClient(base_url=f"http://127.0.0.1:{gateway.admin.port}") as admin,
+    ):
+        await gateway.app.state.gateway.startup_done.wait()
+
+        async def checks() -> dict[str, bool]:
+            ready = await admin.get("/readyz")
+            assert ready.status_code == 503  # no agent runs in these tests
+            return dict(ready.json()["checks"])
+
+        up = await checks()
+        assert up["chat_lock"] is True and up["sessions"] is True
+        await relay.cut()
+        assert await checks() == {**up, "chat_lock": False}
+        await relay.start()
+        assert await checks() == up

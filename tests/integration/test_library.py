@@ -104,12 +104,19 @@ async def test_paraphrased_question_finds_the_right_page(full) -> None:  # type:
     ]
 
 
-async def test_hybrid_search_recalls_most_evaluation_questions(full) -> None:  # type: ignore[no-untyped-def]
+# recall@20 of the 52 evaluation questions on this library (the zoo paper in the trash, so its
+# two questions cannot be found; one question is 0.019), measured 2026-12 with bge-small:
+# keyword 0.865, dense 0.865, hybrid 0.923. Each floor is about 0.05 (three questions) below.
+RECALL_FLOORS = {"keyword": 0.81, "dense": 0.81, "hybrid": 0.87}
+
+
+@pytest.mark.parametrize("mode", sorted(RECALL_FLOORS))
+async def test_search_recalls_the_evaluation_questions(full, mode: str) -> None:  # type: ignore[no-untyped-def]
     library, _, _ = full
     questions = [json.loads(line) for line in QUESTIONS.read_text().splitlines() if line.strip()]
     found = 0
     for q in questions:
-        hits = await library.search(q["question"], k=20)
+        hits = await library.search(q["question"], k=20, mode=mode)  # type: ignore[arg-type]
         pages = set(q["pages"])
         if any(
             h.item_key == _key(q["file"]) and pages & set(range(h.page_start, h.page_end + 1))
@@ -117,7 +124,7 @@ async def test_hybrid_search_recalls_most_evaluation_questions(full) -> None:  #
         ):
             found += 1
     recall = found / len(questions)
-    assert recall >= 0.7, f"recall@20 {recall:.2f}"
+    assert recall >= RECALL_FLOORS[mode], f"{mode} recall@20 {recall:.3f}"
 
 
 async def test_scoped_search_stays_in_scope(full) -> None:  # type: ignore[no-untyped-def]
@@ -204,7 +211,7 @@ async def test_unchanged_resync_skips_everything(full) -> None:  # type: ignore[
         0,
         37,
     )
-    assert final.elapsed_seconds < 5
+    # How fast (under 5 s): bench/bench_indexing.py --check.
 
 
 # ---- incremental behaviour on a small library ----

@@ -3,6 +3,7 @@ every session, and a busy database or a short disk makes it skip instead of fail
 
 from __future__ import annotations
 
+import asyncio
 import os
 import pathlib
 import signal
@@ -10,6 +11,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 import uuid
 
@@ -17,7 +19,7 @@ import pytest
 
 from services.sessions.maintenance import RetentionPolicy, run_maintenance
 from services.sessions.store import SessionStore, sqlite_url_for
-from services.sessions.vacuum import VacuumOutcome, vacuum_sqlite_file
+from services.sessions.vacuum import VacuumOutcome, vacuum, vacuum_sqlite_file
 from tests.support import adk_events as ev
 
 APP, USER = "zocrates", "local"
@@ -97,21 +99,93 @@ async def test_crash_at_each_step_of_the_swap_leaves_a_valid_database(
     assert not (db.parent / "sessions.db.vacuum-tmp").exists()  # cleaned at the next open
 
 
+def _copy_size(db: pathlib.Path) -> int:
+    """The size of a complete ``VACUUM INTO`` copy of ``db`` (made beside it, then removed)."""
+    scratch = db.with_name("copy-size.db")
+    conn = sqlite3.connect(db, isolation_level=None)
+    try:
+        conn.execute("VACUUM INTO ?", (str(scratch),))
+    finally:
+        conn.close()
+    size = scratch.stat().st_size
+    scratch.unlink()
+    return size
+
+
+def _wait_for_file(path: pathlib.Path, proc: subprocess.Popen[bytes]) -> bool:
+    """Poll until ``path`` exists (True) or ``proc`` ends (False)."""
+    while proc.poll() is None:
+        if path.exists():
+            return True
+        time.sleep(0.0002)
+    return False
+
+
 async def test_kill_at_random_moments_during_vacuum_never_corrupts(tmp_path: pathlib.Path) -> None:
+    """SIGKILL at moments counted from the start of the copy (``VACUUM INTO`` creates the
+    temporary file, then fills it): early ones land while the copy is being written, later
+    ones after the swap. At least one must leave a partial copy behind, or nothing here
+    proved that a kill mid-VACUUM is harmless."""
     data_dir = tmp_path / "zocrates-data"
     db, kept = await _fragmented_db(data_dir, keep=4, drop=8, size=20000, events=40)
+    tmp = db.with_name(db.name + ".vacuum-tmp")
+    full = _copy_size(db)
     script = (
         "import pathlib, sys\n"
         "from services.sessions.vacuum import vacuum_sqlite_file\n"
         "vacuum_sqlite_file(pathlib.Path(sys.argv[1]))\n"
     )
-    for delay in (0.05, 0.15, 0.3, 0.6):
+    landed: list[str] = []
+    # Copying 3.4 MB takes about 20 ms here: the first offsets fall inside it.
+    for offset in (0.0, 0.0, 0.002, 0.005, 0.01, 0.05, 0.3):
         proc = subprocess.Popen([sys.executable, "-c", script, str(db)])
-        time.sleep(delay + 0.9)  # interpreter start-up is most of the first second
+        assert _wait_for_file(tmp, proc), f"the VACUUM ended without a copy ({proc.returncode})"
+        time.sleep(offset)
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
-        assert _integrity(db)[0] == "ok"
-        assert await _surviving_ids(data_dir) == kept
+        if proc.returncode != -signal.SIGKILL:
+            landed.append("after the process ended")
+        elif tmp.exists() and tmp.stat().st_size < full:
+            landed.append("while copying")
+        elif tmp.exists():
+            landed.append("after the copy, before the swap")
+        else:
+            landed.append("after the swap")
+        assert _integrity(db)[0] == "ok", landed
+        assert await _surviving_ids(data_dir) == kept, landed
+        assert not tmp.exists()  # the stranded copy is removed when the store opens
+    assert "while copying" in landed, landed
+
+
+async def test_a_cancelled_vacuum_ends_its_swap_before_the_store_is_used_again(
+    tmp_path: pathlib.Path,
+) -> None:
+    """The caller going away (its RPC cancelled) mid-swap: the gate is let go only once the
+    thread has replaced the file, never while it still copies or renames."""
+    data_dir = tmp_path / "zocrates-data"
+    db, kept = await _fragmented_db(data_dir)
+    store = SessionStore(sqlite_url_for(data_dir))
+    await store.open()
+    try:
+        steps: list[str] = []
+        copied = threading.Event()
+
+        def slow_after_copy(step: str) -> None:
+            steps.append(step)
+            if step == "copied":
+                copied.set()
+                time.sleep(0.5)  # the swap is still to come when the cancellation arrives
+
+        task = asyncio.create_task(vacuum(store, on_step=slow_after_copy))
+        assert await asyncio.to_thread(copied.wait, 10)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert steps == ["copied", "replaced"]
+        assert _integrity(db) == ("ok", 0)
+        assert {r.id for r in await store.session_rows(app_name=APP)} == kept
+    finally:
+        await store.close()
 
 
 async def test_busy_database_is_skipped_not_fatal(tmp_path: pathlib.Path) -> None:

@@ -16,6 +16,7 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from services.agent.research.markers import find_markers, strip_markers
 from services.common.stopwords import stopwords
 
 logger = logging.getLogger(__name__)
@@ -24,7 +25,8 @@ PARAPHRASE_SHARE = 0.8
 # (item key, first page, last page) -> {page: text}
 PageReader = Callable[[str, int, int], Awaitable[dict[int, str]]]
 
-_MARKER = re.compile(r"\[(\d{1,3})(?:\s*,\s*p+\.?\s*(\d{1,4})(?:\s*[-\u2013]\s*\d{1,4})?)?\]")
+# ** and __, backticks, and a * or _ that opens or closes a word (not snake_case's).
+_EMPHASIS = re.compile(r"\*\*|__|`+|(?<![\w*])[*_](?=\S)|(?<=\S)[*_](?![\w*])")
 _QUOTED = re.compile(r"[\"\u201c]([^\"\u201d]{12,}?)[\"\u201d]\s*$")
 # What a paraphrase may drop and still say the same (words under three letters never count).
 _STOP = stopwords(
@@ -46,15 +48,18 @@ def _content_words(text: str) -> set[str]:
 
 def quote_before(answer: str, marker_start: int) -> str:
     """The sentence a citation marker supports: the quotation right before it, or else the
-    sentence of the answer that ends at it."""
-    head = answer[:marker_start].rstrip()
+    sentence of the answer that ends at it, without its Markdown emphasis and code ticks (a
+    bold lead-in like ``**lme4.**`` ends a sentence; the quote goes to the reader's find
+    bar, which looks for the page's words)."""
+    # Markers before this one end a sentence; markup goes once they are known (code may
+    # hold brackets that are not markers).
+    head = _EMPHASIS.sub("", strip_markers(answer[:marker_start], "\n")).rstrip()
     quoted = _QUOTED.search(head)
     if quoted:
         return quoted.group(1).strip()
     # The sentence that ends at the marker: back to the previous sentence end or line start.
-    start = max(head.rfind("\n"), *(head.rfind(p) for p in (". ", "! ", "? ", "] ")))
-    sentence = head[start + 1 :].strip(" -*>\t")
-    return _MARKER.sub("", sentence).strip()
+    start = max(head.rfind("\n"), *(head.rfind(p) for p in (". ", "! ", "? ")))
+    return head[start + 1 :].strip(" -*>\t")
 
 
 def on_page(quote: str, page_text: str) -> bool:
@@ -73,11 +78,10 @@ def with_quotes(answer: str, citations: list[dict[str, Any]]) -> list[dict[str, 
     sentence cited with it when a citation is used more than once."""
     quotes: dict[tuple[int, int], str] = {}
     body = answer.split("# Cited Sources", 1)[0]  # the list of sources quotes nothing
-    for match in _MARKER.finditer(body):
-        n = int(match.group(1))
+    for marker in find_markers(body):
         for c in citations:
-            if c["n"] == n and (match.group(2) is None or int(match.group(2)) == c["page"]):
-                quotes.setdefault((n, c["page"]), quote_before(body, match.start()))
+            if c["n"] == marker.n and marker.page in (None, c["page"]):
+                quotes.setdefault((marker.n, c["page"]), quote_before(body, marker.start))
     return [{**c, "quote": quotes.get((c["n"], c["page"]), "")} for c in citations]
 
 
@@ -93,19 +97,28 @@ async def verify(
         return [{**c, "verified": None} for c in citations]
     by_n = {p["n"]: p for p in numbered}
     cache: dict[tuple[str, int, int], dict[int, str]] = {}
-    out: list[dict[str, Any]] = []
-    for c in citations:
-        piece = by_n.get(c["n"], {})
-        first = min(int(piece.get("page") or c["page"]), c["page"])
-        last = max(int(piece.get("page_end") or piece.get("page") or c["page"]), c["page"])
-        key = (c["item_key"], first, last)
+
+    async def read(item_key: str, first: int, last: int) -> dict[int, str]:
+        key = (item_key, first, last)
         if key not in cache:
             try:
-                cache[key] = await read_pages(c["item_key"], first, last)
+                cache[key] = await read_pages(item_key, first, last)
             except Exception as exc:  # the check is advisory: never fail the answer for it
                 logger.warning("citation check: cannot read %s pp. %d-%d (%s)", *key, exc)
                 cache[key] = {}
-        pages = cache[key]
+        return cache[key]
+
+    out: list[dict[str, Any]] = []
+    for c in citations:
+        piece = by_n.get(c["n"], {})
+        first = int(piece.get("page") or c["page"])
+        last = max(int(piece.get("page_end") or first), first)
+        pages = dict(await read(c["item_key"], first, last))
+        if not first <= c["page"] <= last:
+            # A page the passage does not span is read alone, never the run between them: that
+            # run could be the whole paper, and read_document stops after MAX_READ_PAGES,
+            # maybe before the passage's own pages (where ``found_on_page`` looks).
+            pages.update(await read(c["item_key"], c["page"], c["page"]))
         quote = str(c.get("quote") or "")
         if not pages or not quote:  # unreadable, or nothing quoted to check (a sources line)
             out.append({**c, "verified": None})

@@ -7,14 +7,13 @@ citations found in an answer.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from services.agent.research.harness import Ceilings, word_trigger
+from services.agent.research.markers import find_markers
 
 # The synthesis prompt's closing instruction starts so (the offline model reads up to it).
 SYNTHESIS_INSTRUCTION_START = "Write the answer from this evidence only."
-CITATION_RE = re.compile(r"\[(\d{1,3})(?:\s*,\s*p+\.?\s*(\d{1,4})(?:\s*[-\u2013]\s*\d{1,4})?)?\]")
 
 
 def auto_completion_report(request: str, evidence: list[dict[str, Any]]) -> dict[str, Any]:
@@ -230,15 +229,17 @@ def synthesis_prompt(
 
 
 def extract_citations(answer: str, numbered: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The evidence an answer cites: [{"n", "item_key", "title", "page"}], in order of use."""
+    """The evidence an answer cites: [{"n", "item_key", "title", "page"}], in order of use
+    (the markers of ``markers.py``; a number no evidence has is dropped, a marker without a
+    page cites the passage's first page, a range its first page)."""
     by_n = {p["n"]: p for p in numbered}
     found: dict[tuple[int, int], dict[str, Any]] = {}
-    for match in CITATION_RE.finditer(answer):
-        n = int(match.group(1))
-        piece = by_n.get(n)
+    for marker in find_markers(answer):
+        piece = by_n.get(marker.n)
         if piece is None:
             continue
-        page = int(match.group(2)) if match.group(2) else int(piece["page"])
+        n = marker.n
+        page = marker.page if marker.page is not None else int(piece["page"])
         found.setdefault(
             (n, page),
             {"n": n, "item_key": piece["item_key"], "title": piece.get("title", ""), "page": page},

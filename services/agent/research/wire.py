@@ -26,7 +26,15 @@ def _preview(value: Any) -> Any:
 
 
 def _result_summary(name: str, response: dict[str, Any]) -> dict[str, Any]:
-    summary: dict[str, Any] = {"name": name, "status": response.get("status", "success")}
+    # A call that failed or was sealed after an abort answers {"error": ...} (ADK, sealing.py)
+    # with no status of its own: it did not succeed.
+    failed = "error" in response and "status" not in response
+    summary: dict[str, Any] = {
+        "name": name,
+        "status": "error" if failed else response.get("status", "success"),
+    }
+    if failed and not response.get("message"):
+        summary["message"] = str(response["error"])
     if "results" in response and isinstance(response["results"], list):
         summary["count"] = len(response["results"])
         summary["items"] = sorted(
