@@ -80,6 +80,7 @@ def progress_dict(p: pb.SyncProgress) -> dict[str, Any]:
 def hit_dict(h: pb.SearchHit) -> dict[str, Any]:
     return {
         "item_key": h.item_key,
+        "attachment_key": h.attachment_key or None,
         "title": h.title,
         "authors": list(h.authors),
         "year": h.year or None,

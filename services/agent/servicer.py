@@ -200,6 +200,7 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
                 pb.SearchHit(
                     chunk_id=str(h.chunk_id),
                     item_key=h.item_key,
+                    attachment_key=h.attachment_key or "",
                     title=h.title,
                     authors=h.authors,
                     year=h.year or 0,

@@ -104,23 +104,35 @@ export function withoutCitedSources(text) {
  */
 export function citationIndex(citations = [], text = "") {
   const index = new Map();
+  // What the agent checked of one citation: the quoted sentence, and whether it is on the
+  // cited page (true / false; null or absent: not checked).
+  const checkOf = (c) => ({
+    quote: c.quote ? String(c.quote) : "",
+    verified: typeof c.verified === "boolean" ? c.verified : null,
+    foundOnPage:
+      Number.isInteger(Number(c.found_on_page)) && c.found_on_page != null
+        ? Number(c.found_on_page)
+        : null,
+  });
   for (const c of citations || []) {
-    if (c && Number.isInteger(Number(c.n)) && c.item_key && !index.has(Number(c.n))) {
-      index.set(Number(c.n), {
-        n: Number(c.n),
+    if (!(c && Number.isInteger(Number(c.n)) && c.item_key)) continue;
+    const n = Number(c.n);
+    const page = c.page == null ? null : Number(c.page);
+    if (!index.has(n)) {
+      index.set(n, {
+        n,
         item_key: String(c.item_key),
+        // The PDF the evidence came from (an item may have several); empty: the item's own.
+        attachment_key: c.attachment_key ? String(c.attachment_key) : "",
         title: c.title ? String(c.title) : "",
-        page: c.page == null ? null : Number(c.page),
-        // What the agent checked: the quoted sentence, and whether it is on the cited page
-        // (true / false; null or absent: not checked).
-        quote: c.quote ? String(c.quote) : "",
-        verified: typeof c.verified === "boolean" ? c.verified : null,
-        foundOnPage:
-          Number.isInteger(Number(c.found_on_page)) && c.found_on_page != null
-            ? Number(c.found_on_page)
-            : null,
+        page,
+        ...checkOf(c),
+        // Each cited page of evidence n keeps its own check: [1, p. 4] is not [1, p. 3].
+        pages: new Map(),
       });
     }
+    const pages = index.get(n).pages;
+    if (page != null && pages && !pages.has(page)) pages.set(page, checkOf(c));
   }
   if (text) {
     for (const c of citedSourcesFromText(text)) if (!index.has(c.n)) index.set(c.n, c);

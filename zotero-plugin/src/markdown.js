@@ -362,17 +362,23 @@ function citationNodes(inner, ctx) {
   if (!refs) return null;
   const resolved = refs.map((r) => ({ ref: r, entry: ctx.citations.get(r.n) }));
   if (!resolved.some((x) => x.entry)) return null;
-  const node = (r, entry, text) => ({
-    type: "citation",
-    n: r.n,
-    itemKey: entry.item_key,
-    page: r.page ?? entry.page ?? null,
-    title: entry.title || "",
-    quote: entry.quote || "",
-    verified: entry.verified ?? null,
-    foundOnPage: entry.foundOnPage ?? null,
-    text,
-  });
+  const node = (r, entry, text) => {
+    const page = r.page ?? entry.page ?? null;
+    // The check of this page of the evidence, when the agent checked it; else the entry's.
+    const check = (page != null && entry.pages?.get(page)) || entry;
+    return {
+      type: "citation",
+      n: r.n,
+      itemKey: entry.item_key,
+      attachmentKey: entry.attachment_key || "",
+      page,
+      title: entry.title || "",
+      quote: check.quote || "",
+      verified: check.verified ?? null,
+      foundOnPage: check.foundOnPage ?? null,
+      text,
+    };
+  };
   if (resolved.length === 1) return [node(refs[0], resolved[0].entry, `[${inner.trim()}]`)];
   const out = [txt("[")];
   resolved.forEach(({ ref, entry }, k) => {
@@ -561,6 +567,7 @@ export function citationAttrs(node, t = null) {
     "data-n": String(node.n),
     "data-item-key": node.itemKey,
   };
+  if (node.attachmentKey) attrs["data-attachment-key"] = node.attachmentKey;
   if (node.page != null) attrs["data-page"] = String(node.page);
   const title = node.title || node.itemKey;
   attrs.title =

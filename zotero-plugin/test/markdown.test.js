@@ -246,6 +246,25 @@ describe("citations", () => {
     assert.equal(plain["data-verified"], undefined);
   });
 
+  test("two pages of one evidence block keep their own checks, and its PDF", () => {
+    const citations = [
+      { n: 1, item_key: "ABCD2345", attachment_key: "SUPP2345", page: 3, quote: "Three." },
+      { n: 1, item_key: "ABCD2345", attachment_key: "SUPP2345", page: 4, quote: "Four." },
+    ];
+    citations[0].verified = true;
+    citations[1].verified = false;
+    const links = renderMarkdown("A [1, p. 3] B [1, p. 4]", { citations })[0].children.filter(
+      (c) => typeof c !== "string",
+    );
+    const [three, four] = links.map((l) => l.attrs);
+    assert.equal(three["data-quote"], "Three.");
+    assert.equal(three["data-verified"], "true");
+    assert.equal(four["data-quote"], "Four.");
+    assert.equal(four["data-verified"], "false");
+    assert.equal(three["data-attachment-key"], "SUPP2345");
+    assert.equal(four["data-attachment-key"], "SUPP2345");
+  });
+
   test("markers become citation nodes with item key and page", () => {
     assert.deepEqual(
       md("Bobyqa first [1, p. 3], Stan [2, p. 7] and [2].", { citations: CITATIONS }),

@@ -201,29 +201,21 @@ describe("the gateway's frames, as the plugin shows them", () => {
     assert.ok(text.includes("[1] 0.25"));
   });
 
-  test(
-    "a marker shows the check of its own page, not of the first citation of its paper",
-    {
-      todo:
-        "citationIndex (src/citations.js) keys the done citations by n alone, so [1, p. 4] " +
-        "shows the check of [1, p. 3]",
-    },
-    async () => {
-      const events = await collect(client.resume(streams.resume_completed.request));
-      const b = applyEvents(beginResume(await pausedBubble(), { action: "extend_budget" }), events);
-      const nodes = [];
-      const walk = (list) => {
-        for (const n of list) {
-          if (n.type === "citation") nodes.push(n);
-          if (n.children) walk(n.children);
-        }
-      };
-      walk(parseMarkdown(b.answer, { citations: b.citations }));
-      const p4 = b.citations.find((c) => c.n === 1 && c.page === 4);
-      assert.equal(p4.verified, false);
-      assert.equal(nodes.find((n) => n.page === 4).verified, false);
-    },
-  );
+  test("a marker shows the check of its own page, not of the first citation of its paper", async () => {
+    const events = await collect(client.resume(streams.resume_completed.request));
+    const b = applyEvents(beginResume(await pausedBubble(), { action: "extend_budget" }), events);
+    const nodes = [];
+    const walk = (list) => {
+      for (const n of list) {
+        if (n.type === "citation") nodes.push(n);
+        if (n.children) walk(n.children);
+      }
+    };
+    walk(parseMarkdown(b.answer, { citations: b.citations }));
+    const p4 = b.citations.find((c) => c.n === 1 && c.page === 4);
+    assert.equal(p4.verified, false);
+    assert.equal(nodes.find((n) => n.page === 4).verified, false);
+  });
 
   test("a direct answer streams into one answer, with no steps", async () => {
     const b = applyEvents(createBubble(), await ask(streams.chat_direct_answer.request.prompt));

@@ -27,6 +27,11 @@ const pdf = item({ id: 11, key: "PDF23456", title: "Full Text PDF", type: "attac
 const lme4 = item({ id: 10, key: "ABCD2345", title: "lme4", best: pdf });
 pdf.parentItem = lme4;
 const noFile = item({ id: 20, key: "NOFI2345", title: "No file" });
+// A second PDF under lme4 (a supplement): citations of it open it, not the best attachment.
+const supplement = item({ id: 12, key: "SUPP2345", title: "Supplement", type: "attachment" });
+supplement.parentItem = lme4;
+const elsewhere = item({ id: 41, key: "ELSE2345", title: "Other", type: "attachment" });
+elsewhere.parentItem = noFile;
 
 function fakes({ collections } = {}) {
   const opened = [];
@@ -35,6 +40,8 @@ function fakes({ collections } = {}) {
     "1/ABCD2345": lme4,
     "1/PDF23456": pdf,
     "1/NOFI2345": noFile,
+    "1/SUPP2345": supplement,
+    "1/ELSE2345": elsewhere,
     "2/GRUP2345": item({ id: 30, key: "GRUP2345", title: "group", best: null }),
   };
   const Zotero = {
@@ -170,5 +177,19 @@ describe("Zotero glue", () => {
       "found in the selected group library",
     );
     assert.equal(await openCitation({ ...f, itemKey: "MISS2345", page: 1 }), "missing");
+  });
+
+  test("a citation opens the PDF its evidence came from, when it is still the item's", async () => {
+    const f = fakes();
+    const open = (attachmentKey) =>
+      openCitation({ ...f, itemKey: "ABCD2345", attachmentKey, page: 2 });
+    assert.equal(await open("SUPP2345"), "opened");
+    assert.equal(await open("ELSE2345"), "opened"); // another item's PDF: the best one instead
+    assert.equal(await open("GONE2345"), "opened"); // deleted since: the best one
+    assert.equal(await open(""), "opened");
+    assert.deepEqual(
+      f.opened.map(([id]) => id),
+      [12, 11, 11, 11],
+    );
   });
 });

@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Protocol
 
 from services.agent.research.markers import find_markers, strip_markers
 from services.common.stopwords import stopwords
@@ -22,8 +22,16 @@ from services.common.stopwords import stopwords
 logger = logging.getLogger(__name__)
 
 PARAPHRASE_SHARE = 0.8
-# (item key, first page, last page) -> {page: text}
-PageReader = Callable[[str, int, int], Awaitable[dict[int, str]]]
+
+
+class PageReader(Protocol):
+    """(item key, first page, last page[, attachment key: which of the item's PDFs; empty:
+    the one Zotero opens]) -> {page: text}."""
+
+    def __call__(
+        self, item_key: str, first: int, last: int, /, attachment_key: str = ""
+    ) -> Awaitable[dict[int, str]]: ...
+
 
 # ** and __, backticks, and a * or _ that opens or closes a word (not snake_case's).
 _EMPHASIS = re.compile(r"\*\*|__|`+|(?<![\w*])[*_](?=\S)|(?<=\S)[*_](?![\w*])")
@@ -96,15 +104,19 @@ async def verify(
     if read_pages is None:
         return [{**c, "verified": None} for c in citations]
     by_n = {p["n"]: p for p in numbered}
-    cache: dict[tuple[str, int, int], dict[int, str]] = {}
+    cache: dict[tuple[str, int, int, str], dict[int, str]] = {}
 
-    async def read(item_key: str, first: int, last: int) -> dict[int, str]:
-        key = (item_key, first, last)
+    async def read(item_key: str, first: int, last: int, attachment: str) -> dict[int, str]:
+        key = (item_key, first, last, attachment)
         if key not in cache:
             try:
-                cache[key] = await read_pages(item_key, first, last)
+                # The PDF the evidence came from, when it names one (an item may have several).
+                extra = {"attachment_key": attachment} if attachment else {}
+                cache[key] = await read_pages(item_key, first, last, **extra)
             except Exception as exc:  # the check is advisory: never fail the answer for it
-                logger.warning("citation check: cannot read %s pp. %d-%d (%s)", *key, exc)
+                logger.warning(
+                    "citation check: cannot read %s pp. %d-%d (%s)", item_key, first, last, exc
+                )
                 cache[key] = {}
         return cache[key]
 
@@ -113,12 +125,13 @@ async def verify(
         piece = by_n.get(c["n"], {})
         first = int(piece.get("page") or c["page"])
         last = max(int(piece.get("page_end") or first), first)
-        pages = dict(await read(c["item_key"], first, last))
+        attachment = str(c.get("attachment_key") or piece.get("attachment_key") or "")
+        pages = dict(await read(c["item_key"], first, last, attachment))
         if not first <= c["page"] <= last:
             # A page the passage does not span is read alone, never the run between them: that
             # run could be the whole paper, and read_document stops after MAX_READ_PAGES,
             # maybe before the passage's own pages (where ``found_on_page`` looks).
-            pages.update(await read(c["item_key"], c["page"], c["page"]))
+            pages.update(await read(c["item_key"], c["page"], c["page"], attachment))
         quote = str(c.get("quote") or "")
         if not pages or not quote:  # unreadable, or nothing quoted to check (a sources line)
             out.append({**c, "verified": None})
@@ -136,8 +149,15 @@ async def verify(
 def page_reader(read_document: Callable[..., Awaitable[dict[str, Any]]]) -> PageReader:
     """A :data:`PageReader` over the library's ``read_document`` tool."""
 
-    async def read(item_key: str, first: int, last: int) -> dict[int, str]:
-        result = await read_document(item_key=item_key, start_page=first, end_page=last)
+    async def read(
+        item_key: str, first: int, last: int, /, attachment_key: str = ""
+    ) -> dict[int, str]:
+        result = await read_document(
+            item_key=item_key,
+            start_page=first,
+            end_page=last,
+            **({"attachment_key": attachment_key} if attachment_key else {}),
+        )
         if result.get("status") != "success":
             return {}
         return {int(p["page"]): str(p["text"]) for p in result.get("pages") or []}

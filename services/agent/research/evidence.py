@@ -240,8 +240,13 @@ def extract_citations(answer: str, numbered: list[dict[str, Any]]) -> list[dict[
             continue
         n = marker.n
         page = marker.page if marker.page is not None else int(piece["page"])
-        found.setdefault(
-            (n, page),
-            {"n": n, "item_key": piece["item_key"], "title": piece.get("title", ""), "page": page},
-        )
+        cited = {
+            "n": n,
+            "item_key": piece["item_key"],
+            "title": piece.get("title", ""),
+            "page": page,
+        }
+        if piece.get("attachment_key"):
+            cited["attachment_key"] = piece["attachment_key"]  # which of the item's PDFs
+        found.setdefault((n, page), cited)
     return list(found.values())

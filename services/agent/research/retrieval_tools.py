@@ -110,6 +110,7 @@ def make_subagent_tools(library_tools: list[Tool], default_ceilings: Ceilings) -
                     "kind": "chunk",
                     "query": query,
                     **{k: r[k] for k in ("item_key", "title", "authors", "year", "page")},
+                    "attachment_key": r.get("attachment_key") or "",
                     "page_end": r.get("page_end") or r["page"],
                     "section": r.get("section") or "",
                     "text": r["text"],
@@ -121,11 +122,13 @@ def make_subagent_tools(library_tools: list[Tool], default_ceilings: Ceilings) -
             _record(tool_context.state, pieces)
         return _with_notice(result, notice)
 
-    async def get_document_toc(item_key: str, tool_context: ToolContext) -> dict[str, Any]:
+    async def get_document_toc(
+        item_key: str, tool_context: ToolContext, attachment_key: str | None = None
+    ) -> dict[str, Any]:
         blocked, notice = _gate(tool_context)
         if blocked:
             return blocked
-        result = await inner_toc(item_key=item_key)
+        result = await inner_toc(item_key=item_key, attachment_key=attachment_key)
         if result.get("status") == "success":
             assets = set(tool_context.state.get(sk.TEMP_SEEN_ASSETS) or [])
             assets.add(item_key)
@@ -138,20 +141,28 @@ def make_subagent_tools(library_tools: list[Tool], default_ceilings: Ceilings) -
         section: str | None = None,
         start_page: int | None = None,
         end_page: int | None = None,
+        attachment_key: str | None = None,
     ) -> dict[str, Any]:
         blocked, notice = _gate(tool_context)
         if blocked:
             return blocked
         result = await inner_read(
-            item_key=item_key, section=section, start_page=start_page, end_page=end_page
+            item_key=item_key,
+            section=section,
+            start_page=start_page,
+            end_page=end_page,
+            attachment_key=attachment_key,
         )
         if result.get("status") == "success":
+            read_from = str(result.get("attachment_key") or attachment_key or "")
             pieces = [
                 {
-                    "id": f"{item_key}:page:{p['page']}",
+                    # Pages of two PDFs of one item are different pieces.
+                    "id": f"{item_key}:{read_from}:page:{p['page']}",
                     "kind": "page",
                     "query": section or f"pages {result['start_page']}-{result['end_page']}",
                     "item_key": item_key,
+                    "attachment_key": read_from,
                     "title": result["title"],
                     "authors": [],
                     "year": None,

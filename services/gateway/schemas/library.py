@@ -72,6 +72,9 @@ class Prioritized(Success):
 
 class SearchHit(BaseModel):
     item_key: str
+    attachment_key: str | None = Field(
+        default=None, description="The PDF the passage is from (an item may have several)."
+    )
     title: str
     authors: list[str]
     year: int | None

@@ -100,7 +100,8 @@ export function createPaneView({ doc, root, controller, env = {} }) {
       const itemKey = cite.getAttribute("data-item-key");
       const page = Number(cite.getAttribute("data-page")) || null;
       const quote = cite.getAttribute("data-quote") || "";
-      if (itemKey) env.openCitation?.({ itemKey, page, quote });
+      const attachmentKey = cite.getAttribute("data-attachment-key") || "";
+      if (itemKey) env.openCitation?.({ itemKey, attachmentKey, page, quote });
       return true;
     }
     const link = target.closest?.("a[href]");

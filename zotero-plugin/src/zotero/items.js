@@ -88,12 +88,26 @@ export function findItem(Zotero, pane, key) {
  * zotero/reader; without them the page alone opens).
  * @returns {Promise<"opened" | "found" | "selected" | "missing">}
  */
-export async function openCitation({ Zotero, pane, itemKey, page, quote = "" }) {
+export async function openCitation({
+  Zotero,
+  pane,
+  itemKey,
+  attachmentKey = "",
+  page,
+  quote = "",
+}) {
   const item = findItem(Zotero, pane, itemKey);
   if (!item) return "missing";
   let attachment = null;
   if (item.isAttachment()) attachment = item;
-  else if (item.isRegularItem()) attachment = await item.getBestAttachment();
+  else if (item.isRegularItem()) {
+    // The PDF the evidence came from, if it is still one of the item's; else Zotero's pick.
+    const cited = attachmentKey ? findItem(Zotero, pane, attachmentKey) : null;
+    attachment =
+      cited && cited.isAttachment() && cited.parentItem?.id === item.id
+        ? cited
+        : await item.getBestAttachment();
+  }
   if (attachment) {
     const location = Number.isInteger(page) && page >= 1 ? { pageIndex: page - 1 } : undefined;
     const reader = await Zotero.Reader.open(attachment.id, location);

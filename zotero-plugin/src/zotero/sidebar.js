@@ -217,8 +217,8 @@ export function mountSidebar(win, app) {
       onSelectionChange: (cb) => watchSelection(win, Zotero, cb),
       getReaderSelection: () => app.data.lastSelection,
       onReaderSelection: (cb) => app.onReaderSelectionChange(cb),
-      openCitation: ({ itemKey, page, quote }) =>
-        openCitation({ Zotero, pane: win.ZoteroPane, itemKey, page, quote }),
+      openCitation: ({ itemKey, attachmentKey, page, quote }) =>
+        openCitation({ Zotero, pane: win.ZoteroPane, itemKey, attachmentKey, page, quote }),
       openURL: (url) => Zotero.launchURL?.(url),
       openPreferences: () => app.openPreferences(),
       isMac: !!Zotero.isMac,

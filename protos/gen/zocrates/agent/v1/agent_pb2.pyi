@@ -271,7 +271,7 @@ class SearchLibraryRequest(_message.Message):
     def __init__(self, query: _Optional[str] = ..., k: _Optional[int] = ..., item_keys: _Optional[_Iterable[str]] = ..., collection_key: _Optional[str] = ..., mode: _Optional[str] = ..., rerank: _Optional[bool] = ...) -> None: ...
 
 class SearchHit(_message.Message):
-    __slots__ = ("chunk_id", "item_key", "title", "authors", "year", "page_start", "page_end", "section", "score", "text", "word_count")
+    __slots__ = ("chunk_id", "item_key", "title", "authors", "year", "page_start", "page_end", "section", "score", "text", "word_count", "attachment_key")
     CHUNK_ID_FIELD_NUMBER: _ClassVar[int]
     ITEM_KEY_FIELD_NUMBER: _ClassVar[int]
     TITLE_FIELD_NUMBER: _ClassVar[int]
@@ -283,6 +283,7 @@ class SearchHit(_message.Message):
     SCORE_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
     WORD_COUNT_FIELD_NUMBER: _ClassVar[int]
+    ATTACHMENT_KEY_FIELD_NUMBER: _ClassVar[int]
     chunk_id: str
     item_key: str
     title: str
@@ -294,7 +295,8 @@ class SearchHit(_message.Message):
     score: float
     text: str
     word_count: int
-    def __init__(self, chunk_id: _Optional[str] = ..., item_key: _Optional[str] = ..., title: _Optional[str] = ..., authors: _Optional[_Iterable[str]] = ..., year: _Optional[int] = ..., page_start: _Optional[int] = ..., page_end: _Optional[int] = ..., section: _Optional[str] = ..., score: _Optional[float] = ..., text: _Optional[str] = ..., word_count: _Optional[int] = ...) -> None: ...
+    attachment_key: str
+    def __init__(self, chunk_id: _Optional[str] = ..., item_key: _Optional[str] = ..., title: _Optional[str] = ..., authors: _Optional[_Iterable[str]] = ..., year: _Optional[int] = ..., page_start: _Optional[int] = ..., page_end: _Optional[int] = ..., section: _Optional[str] = ..., score: _Optional[float] = ..., text: _Optional[str] = ..., word_count: _Optional[int] = ..., attachment_key: _Optional[str] = ...) -> None: ...
 
 class SearchLibraryReply(_message.Message):
     __slots__ = ("hits", "took_ms")
