@@ -36,9 +36,9 @@ sys.path.insert(0, str(ROOT))
 from tests.conftest import fresh_postgres_database
 from tests.support import zotero_fixture as zf
 from tests.support.load import (
-    MODEL,
     count_events,
     lost_or_duplicated,
+    model_config,
     one_session_at_once,
     responder,
     run_load,
@@ -91,13 +91,7 @@ async def product(
                 timeout=120,
                 limits=httpx.Limits(max_connections=200, max_keepalive_connections=200),
             ) as http:
-                changes = {
-                    "coordinator_model": MODEL,
-                    "subagent_model": MODEL,
-                    "synthesizer_model": MODEL,
-                    "model_api_base": model.api_base,
-                }
-                response = await http.put("/config", json=changes)
+                response = await http.put("/config", json=model_config(model.api_base))
                 response.raise_for_status()
                 db = database_url or (
                     f"sqlite+aiosqlite:///{zotero / 'zocrates-data' / 'sessions.db'}"

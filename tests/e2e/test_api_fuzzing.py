@@ -11,11 +11,6 @@ higher to search longer.
 from __future__ import annotations
 
 import os
-import pathlib
-import signal
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 
 import hypothesis
@@ -30,9 +25,8 @@ from schemathesis.checks import (
 
 from tests.support import zotero_fixture as zf
 from tests.support.ports import free_base_port
-from tests.support.processes import ROOT
+from tests.support.processes import zocrates_run
 
-ZOCRATES = pathlib.Path(sys.executable).parent / "zocrates"
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "25"))
 CHECKS = [
     not_a_server_error,
@@ -47,24 +41,13 @@ def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dic
     root = tmp_path_factory.mktemp("fuzz")
     zotero = zf.build_zotero_library(root / "Zotero", files=["lme4__lmer.pdf"])
     base = free_base_port()
-    env = {**os.environ, "ZOCRATES_PORT": str(base), "ZOCRATES_ZOTERO_DIR": str(zotero)}
+    env = {"ZOCRATES_PORT": str(base), "ZOCRATES_ZOTERO_DIR": str(zotero)}
     log_path = root / "stack.log"
-    with log_path.open("wb") as log:
-        stack = subprocess.Popen(
-            [str(ZOCRATES), "run"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )  # fmt: skip
     try:
-        deadline = time.monotonic() + 180
-        while "Zocrates is running" not in log_path.read_text(errors="replace"):
-            assert stack.poll() is None, log_path.read_text(errors="replace")[-3000:]
-            assert time.monotonic() < deadline, "stack did not start"
-            time.sleep(0.2)
-        token = (zotero / "zocrates-data" / "gateway.token").read_text().strip()
-        yield f"http://127.0.0.1:{base}", {"Authorization": f"Bearer {token}"}
+        with zocrates_run(env, log=log_path):
+            token = (zotero / "zocrates-data" / "gateway.token").read_text().strip()
+            yield f"http://127.0.0.1:{base}", {"Authorization": f"Bearer {token}"}
     finally:
-        os.killpg(stack.pid, signal.SIGINT)
-        stack.wait(timeout=60)
         errors = [
             line
             for line in log_path.read_text(errors="replace").splitlines()

@@ -35,7 +35,7 @@ import pytest
 from services.gateway.locks.redis_chat_lock import RedisChatLock
 from services.stack.cli import stack_specs
 from tests.support import zotero_fixture as zf
-from tests.support.load import ANSWER_PREFIX, MODEL, SLOW, responder
+from tests.support.load import ANSWER_PREFIX, SLOW, model_config, responder
 from tests.support.openai_server import serve_openai
 from tests.support.ports import free_base_port
 from tests.support.processes import spawn, stop, wait_checks, wait_http
@@ -139,13 +139,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Stack, htt
                 headers={"Authorization": f"Bearer {token}"},
                 timeout=60,
             )
-            changes = {
-                "coordinator_model": MODEL,
-                "subagent_model": MODEL,
-                "synthesizer_model": MODEL,
-                "model_api_base": model.api_base,
-            }
-            assert api.put("/config", json=changes).status_code == 200
+            assert api.put("/config", json=model_config(model.api_base)).status_code == 200
             yield s, api
             api.close()
         finally:

@@ -12,11 +12,7 @@ file and sessions.db.
 
 from __future__ import annotations
 
-import os
 import pathlib
-import signal
-import subprocess
-import sys
 import threading
 import time
 import uuid
@@ -29,13 +25,12 @@ from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_serv
 
 from services.common import ports
 from tests.support import zotero_fixture as zf
-from tests.support.load import ANSWER_PREFIX, MODEL, responder
+from tests.support.load import ANSWER_PREFIX, model_config, responder
 from tests.support.openai_server import serve_openai
 from tests.support.ports import free_base_port
-from tests.support.processes import ROOT
+from tests.support.processes import zocrates_run
 from tests.unit.compactor.decisions_server import DecisionsServer, Reply, answer
 
-ZOCRATES = pathlib.Path(sys.executable).parent / "zocrates"
 SERVICES = ("gateway", "sessions", "agent", "reranker", "compactor")
 
 
@@ -69,7 +64,6 @@ def test_no_secret_leaves_the_product(tmp_path: pathlib.Path) -> None:
     zotero = zf.build_zotero_library(tmp_path / "Zotero", files=())
     base = free_base_port()
     env = {
-        **os.environ,
         "ZOCRATES_PORT": str(base),
         "ZOCRATES_ZOTERO_DIR": str(zotero),
         "ZOCRATES_OTLP_ENDPOINT": f"http://127.0.0.1:{otlp_port}",
@@ -82,67 +76,55 @@ def test_no_secret_leaves_the_product(tmp_path: pathlib.Path) -> None:
     log_path = tmp_path / "stack.log"
     bodies: list[bytes] = []
     metrics: list[str] = []
-    with log_path.open("wb") as log:
-        stack = subprocess.Popen(
-            [str(ZOCRATES), "run"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )  # fmt: skip
     try:
-        deadline = time.monotonic() + 180
-        while "Zocrates is running" not in log_path.read_text(errors="replace"):
-            assert stack.poll() is None, log_path.read_text(errors="replace")[-3000:]
-            assert time.monotonic() < deadline, "stack did not start"
-            time.sleep(0.2)
-        token = (zotero / "zocrates-data" / "gateway.token").read_text().strip()
-        headers = {"Authorization": f"Bearer {token}"}
-        with (
-            serve_openai(responder) as model,
-            serve_openai(_refusing_model) as refusing,
-            httpx.Client(base_url=f"http://127.0.0.1:{base}", headers=headers, timeout=60) as api,
-        ):
+        with zocrates_run(env, log=log_path):
+            token = (zotero / "zocrates-data" / "gateway.token").read_text().strip()
+            headers = {"Authorization": f"Bearer {token}"}
+            with (
+                serve_openai(responder) as model,
+                serve_openai(_refusing_model) as refusing,
+                httpx.Client(
+                    base_url=f"http://127.0.0.1:{base}", headers=headers, timeout=60
+                ) as api,
+            ):
 
-            def keep(response: httpx.Response) -> httpx.Response:
-                bodies.append(response.content)
-                return response
+                def keep(response: httpx.Response) -> httpx.Response:
+                    bodies.append(response.content)
+                    return response
 
-            changes = {
-                "coordinator_model": MODEL,
-                "subagent_model": MODEL,
-                "synthesizer_model": MODEL,
-                "model_api_base": model.api_base,
-                "adaptive_compaction_decision_model": "inception/mercury-decide",
-                "adaptive_compaction_retention_turns": 0,
-                "adaptive_compaction_min_turns": 1,
-                "adaptive_compaction_token_floor": 1,
-            }
-            assert keep(api.put("/config", json=changes)).status_code == 200
-            session = keep(api.post("/sessions", json={"title": "keys"})).json()["session"]
-            chat = {"session_id": session["id"], "prompt": "what do my papers say?"}
-            done = keep(api.post("/chat", json=chat))
-            assert done.status_code == 200 and ANSWER_PREFIX.encode() in done.content
-            # The failures: a server that refuses the key, then one that is not there.
-            for api_base in (refusing.api_base, "http://127.0.0.1:9/v1"):
-                keep(api.put("/config", json={"model_api_base": api_base}))
-                failed = keep(api.post("/chat", json={**chat, "prompt": "and now?"}))
-                assert b"event: error" in failed.content, failed.content[-500:]
-            for path in ("/config", f"/sessions/{session['id']}", "/sessions", "/healthz"):
-                keep(api.get(path))
-            keep(api.get("/sessions", headers={"Authorization": "Bearer wrong"}))
-            keep(api.put("/config", json={"model_api_base": 12}))
-            for service in SERVICES:
-                admin = f"http://127.0.0.1:{ports.admin_port(base, service)}"
-                metrics.append(httpx.get(f"{admin}/metrics", timeout=5).text)
-                bodies.append(httpx.get(f"{admin}/readyz", timeout=5).content)
-            # Each key was really used: the servers saw it arrive.
-            auth = [e.headers.get("authorization", "") for e in model.exchanges]
-            assert auth and all(a == f"Bearer {model_key}" for a in auth), auth
-            assert refusing.exchanges, "the refusing server was never asked"
-            time.sleep(1.0)  # the post-turn compaction probe runs after the response
-            assert decisions.requests, "the compactor never asked the Decisions API"
-            assert decisions.requests[0].headers["Authorization"] == f"Bearer {openrouter_key}"
+                changes = {
+                    **model_config(model.api_base),
+                    "adaptive_compaction_decision_model": "inception/mercury-decide",
+                    "adaptive_compaction_retention_turns": 0,
+                    "adaptive_compaction_min_turns": 1,
+                    "adaptive_compaction_token_floor": 1,
+                }
+                assert keep(api.put("/config", json=changes)).status_code == 200
+                session = keep(api.post("/sessions", json={"title": "keys"})).json()["session"]
+                chat = {"session_id": session["id"], "prompt": "what do my papers say?"}
+                done = keep(api.post("/chat", json=chat))
+                assert done.status_code == 200 and ANSWER_PREFIX.encode() in done.content
+                # The failures: a server that refuses the key, then one that is not there.
+                for api_base in (refusing.api_base, "http://127.0.0.1:9/v1"):
+                    keep(api.put("/config", json={"model_api_base": api_base}))
+                    failed = keep(api.post("/chat", json={**chat, "prompt": "and now?"}))
+                    assert b"event: error" in failed.content, failed.content[-500:]
+                for path in ("/config", f"/sessions/{session['id']}", "/sessions", "/healthz"):
+                    keep(api.get(path))
+                keep(api.get("/sessions", headers={"Authorization": "Bearer wrong"}))
+                keep(api.put("/config", json={"model_api_base": 12}))
+                for service in SERVICES:
+                    admin = f"http://127.0.0.1:{ports.admin_port(base, service)}"
+                    metrics.append(httpx.get(f"{admin}/metrics", timeout=5).text)
+                    bodies.append(httpx.get(f"{admin}/readyz", timeout=5).content)
+                # Each key was really used: the servers saw it arrive.
+                auth = [e.headers.get("authorization", "") for e in model.exchanges]
+                assert auth and all(a == f"Bearer {model_key}" for a in auth), auth
+                assert refusing.exchanges, "the refusing server was never asked"
+                time.sleep(1.0)  # the post-turn compaction probe runs after the response
+                assert decisions.requests, "the compactor never asked the Decisions API"
+                assert decisions.requests[0].headers["Authorization"] == f"Bearer {openrouter_key}"
     finally:
-        os.killpg(stack.pid, signal.SIGINT)  # every service flushes its spans on the way out
-        stack.wait(timeout=60)
         otlp.stop(grace=None)
         decisions.close()
 

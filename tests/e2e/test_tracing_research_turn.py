@@ -9,9 +9,7 @@ from __future__ import annotations
 import json
 import os
 import pathlib
-import signal
 import subprocess
-import sys
 import time
 from concurrent import futures
 
@@ -22,9 +20,8 @@ from opentelemetry.proto.collector.trace.v1 import trace_service_pb2_grpc
 from tests.e2e.test_tracing_export import _Collector
 from tests.support import zotero_fixture as zf
 from tests.support.ports import free_base_port
-from tests.support.processes import ROOT
+from tests.support.processes import ROOT, ZOCRATES, zocrates_run
 
-ZOCRATES = pathlib.Path(sys.executable).parent / "zocrates"
 TRACE_ID = "5bf92f3577b34da6a3ce929d0e0e4737"
 
 
@@ -37,29 +34,19 @@ def test_a_research_turn_is_one_trace_across_the_services(tmp_path: pathlib.Path
     zotero_dir = zf.build_zotero_library(tmp_path / "Zotero", files=["lme4__lmer.pdf"])
     base = free_base_port()
     env = {
-        **os.environ,
         "ZOCRATES_PORT": str(base),
         "ZOCRATES_ZOTERO_DIR": str(zotero_dir),
         "ZOCRATES_OTLP_ENDPOINT": f"http://127.0.0.1:{otlp_port}",
     }
     log_path = tmp_path / "stack.log"
-    with log_path.open("wb") as log:
-        stack = subprocess.Popen(
-            [str(ZOCRATES), "run"],
-            cwd=ROOT,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    try:
-        deadline = time.monotonic() + 180
-        while "Zocrates is running" not in log_path.read_text(errors="replace"):
-            assert stack.poll() is None, log_path.read_text(errors="replace")[-3000:]
-            assert time.monotonic() < deadline, "stack did not start"
-            time.sleep(0.2)
+    with zocrates_run(env, log=log_path):
         index = subprocess.run(
-            [str(ZOCRATES), "index"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+            [str(ZOCRATES), "index"],
+            cwd=ROOT,
+            env={**os.environ, **env},
+            capture_output=True,
+            text=True,
+            timeout=300,
         )
         assert index.returncode == 0, index.stderr
         token = (zotero_dir / "zocrates-data" / "gateway.token").read_text().strip()
@@ -86,9 +73,6 @@ def test_a_research_turn_is_one_trace_across_the_services(tmp_path: pathlib.Path
                 ]
             assert data[-1]["status"] == "completed", data[-1]
             time.sleep(1.0)  # the post-turn compaction call runs after the response
-    finally:
-        os.killpg(stack.pid, signal.SIGINT)  # every service flushes its spans on the way out
-        stack.wait(timeout=60)
     deadline = time.monotonic() + 15
     wanted = {
         "zocrates-gateway",

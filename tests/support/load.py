@@ -50,6 +50,16 @@ SLOW_SECONDS = 3.0
 API_KEY_ENV = "ZOCRATES_MODEL_API_KEY"
 
 
+def model_config(api_base: str) -> dict[str, str]:
+    """The preferences that put every research role on the local model at ``api_base``."""
+    return {
+        "coordinator_model": MODEL,
+        "subagent_model": MODEL,
+        "synthesizer_model": MODEL,
+        "model_api_base": api_base,
+    }
+
+
 def responder(body: dict[str, Any]) -> str:
     """Every role answers the latest user message directly."""
     users = [m for m in body.get("messages") or [] if m.get("role") == "user"]
@@ -117,13 +127,7 @@ async def load_stack(
                     limits=httpx.Limits(max_connections=200, max_keepalive_connections=200),
                 )
             )
-            changes = {
-                "coordinator_model": MODEL,
-                "subagent_model": MODEL,
-                "synthesizer_model": MODEL,
-                "model_api_base": model.api_base,
-            }
-            response = await http.put("/config", json=changes)
+            response = await http.put("/config", json=model_config(model.api_base))
             assert response.status_code == 200, response.text
             url = database_url or f"sqlite+aiosqlite:///{zotero / 'zocrates-data' / 'sessions.db'}"
             yield LoadStack(http=http, model=model, database_url=url, gateway=gateway)

@@ -76,6 +76,37 @@ def service_process(
         stop(proc)
 
 
+ZOCRATES = pathlib.Path(sys.executable).parent / "zocrates"
+
+
+@contextlib.contextmanager
+def zocrates_run(
+    env: dict[str, str], *, log: pathlib.Path, timeout: float = 180.0
+) -> Iterator[subprocess.Popen[bytes]]:
+    """`zocrates run` as a user starts it (``env`` on top of ours), once it says it is
+    running; stopped with Ctrl-C to its process group (every service flushes its spans and
+    closes its database on the way out) when the block ends."""
+    with log.open("wb") as sink:
+        stack = subprocess.Popen(
+            [str(ZOCRATES), "run"], cwd=ROOT, env={**os.environ, **env}, stdout=sink,
+            stderr=subprocess.STDOUT, start_new_session=True,
+        )  # fmt: skip
+    try:
+        deadline = time.monotonic() + timeout
+        while "Zocrates is running" not in log.read_text(errors="replace"):
+            assert stack.poll() is None, log.read_text(errors="replace")[-3000:]
+            assert time.monotonic() < deadline, f"zocrates run did not start; see {log}"
+            time.sleep(0.2)
+        yield stack
+    finally:
+        os.killpg(stack.pid, signal.SIGINT)
+        try:
+            stack.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(stack.pid, signal.SIGKILL)
+            stack.wait()
+
+
 def stop(proc: subprocess.Popen[bytes], *, timeout: float = 15.0) -> int:
     if proc.poll() is None:
         proc.send_signal(signal.SIGTERM)
