@@ -138,3 +138,72 @@ async def _search(address: str, query: str) -> list[dict]:  # type: ignore[type-
         return hits
     finally:
         await client.close()
+
+
+def test_the_reranker_killed_mid_embedding_then_back_the_phase_finishes(
+    tmp_path: pathlib.Path,
+) -> None:
+    """SIGKILL of the embedder's process (the reranker service) part way through the embedding
+    phase: the agent keeps its keyword index serving, waits, and once the reranker is back the
+    phase finishes every chunk; nothing is lost or embedded into a broken state."""
+    papers = PAPERS
+    zotero_dir = zf.build_zotero_library(tmp_path / "Zotero", files=papers)
+    base = free_base_port()
+    env = {
+        "ZOCRATES_ZOTERO_DIR": str(zotero_dir),
+        "ZOCRATES_PORT": str(base),
+        "ZOCRATES_RERANKER_ADDR": f"127.0.0.1:{ports.service_port(base, 'reranker')}",
+        "ZOCRATES_SESSIONS_ADDR": f"127.0.0.1:{ports.service_port(base, 'sessions')}",
+    }
+    agent_addr = f"127.0.0.1:{ports.service_port(base, 'agent')}"
+    agent_health = f"http://127.0.0.1:{ports.admin_port(base, 'agent')}/healthz"
+    reranker_ready = f"http://127.0.0.1:{ports.admin_port(base, 'reranker')}/readyz"
+    index = zotero_dir / "zocrates-data" / "library" / INDEX_FILE
+    log = tmp_path / "services.log"
+    reranker = spawn("services.reranker", env, log=log)
+    agent = None
+    try:
+        wait_http(reranker_ready, proc=reranker, timeout=120)
+        agent = spawn("services.agent", env, log=log)
+        wait_http(agent_health, proc=agent, timeout=120)
+        done = asyncio.run(_sync(agent_addr))
+        assert done["phase"] == "done" and done["added"] == len(papers), done
+        total = asyncio.run(_status(agent_addr))["chunks"]
+        assert total > 4 * BATCH
+
+        deadline = time.monotonic() + 240
+        while not BATCH <= len(_vectors(index)) <= total - 2 * BATCH:
+            assert len(_vectors(index)) < total - 2 * BATCH, "embedding finished before the kill"
+            assert time.monotonic() < deadline, log.read_text()[-3000:]
+            time.sleep(0.05)
+        reranker.kill()
+        reranker.wait()
+        time.sleep(3.0)  # the agent meets the dead embedder and backs off
+        stalled = len(_vectors(index))
+        assert stalled < total
+        # The library still answers, by keywords, while the embedder is away.
+        hits = asyncio.run(_search_mode(agent_addr, "derivative-free optimizer", "keyword"))
+        assert hits, "the keyword index serves while the embedder is down"
+        assert asyncio.run(_status(agent_addr))["embedding_phase"]["chunks_pending"] > 0
+
+        reranker = spawn("services.reranker", env, log=log)
+        wait_http(reranker_ready, proc=reranker, timeout=120)
+        deadline = time.monotonic() + 300
+        while (status := asyncio.run(_status(agent_addr)))["embedding_phase"]["chunks_pending"]:
+            assert time.monotonic() < deadline, log.read_text()[-3000:]
+            time.sleep(0.5)
+        assert len(_vectors(index)) == total == status["embedding_phase"]["chunks_embedded"]
+        assert "retrying" in log.read_text()  # it waited for the embedder, it did not give up
+    finally:
+        if agent is not None:
+            stop(agent)
+        stop(reranker)
+
+
+async def _search_mode(address: str, query: str, mode: str) -> list[dict]:  # type: ignore[type-arg]
+    client = AgentClient(address, timeout=30)
+    try:
+        hits, _ = await client.search(query, k=3, mode=mode)
+        return hits
+    finally:
+        await client.close()
