@@ -509,6 +509,14 @@ describe("the two indexing phases and the PDFs that need care", () => {
             reason: "",
             pages_without_text: 4,
           },
+          {
+            state: "indexed",
+            title: "Huge report",
+            path: "/z/d.pdf",
+            reason:
+              "partly indexed: the text past 25,000,000 characters (from page 9001 on) was left out",
+            pages_without_text: 0,
+          },
         ],
       },
       en,
@@ -518,6 +526,7 @@ describe("the two indexing phases and the PDFs that need care", () => {
       "corrupt.pdf: Cannot read corrupt.pdf: it is not a PDF",
       "Scanned book: no text layer: 0 words in 3 pages",
       "Half scanned: 4 pages without text",
+      "Huge report: partly indexed: the text past 25,000,000 characters (from page 9001 on) was left out",
     ]);
     assert.deepEqual(problemLines({ attachment_states: { indexed: 5 }, problems: [] }, en), []);
   });

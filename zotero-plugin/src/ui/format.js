@@ -294,9 +294,12 @@ export function problemLines(status, l10n) {
   if (summary.length) lines.push(summary.join(" · "));
   for (const p of status?.problems || []) {
     const name = p.title || (p.path || "").split(/[\\/]/).pop() || p.attachment_key;
+    // An indexed PDF is listed for its pages without text, or, indexed in part (cut at a
+    // size limit), for the reason the agent recorded.
+    const missingPages = Number(p.pages_without_text) || 0;
     const what =
-      p.state === "indexed"
-        ? t("zocrates-pref-pages-without-text", { count: Number(p.pages_without_text) || 0 })
+      p.state === "indexed" && (missingPages || !p.reason)
+        ? t("zocrates-pref-pages-without-text", { count: missingPages })
         : p.reason || p.state;
     lines.push(t("zocrates-pref-problem", { name: truncate(name, 60), what: truncate(what, 120) }));
   }
