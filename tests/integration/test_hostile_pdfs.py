@@ -296,9 +296,11 @@ async def test_hostile_pdfs_are_skipped_or_cut_with_a_reason_and_the_paper_is_in
 
     # The agent's process read no PDF: its peak memory did not grow by a bomb's worth.
     assert _peak_kib(resource.RUSAGE_SELF) - agent_peak < 300 << 10
-    # No worker went far past its cap (RSS <= its address space <= start + cap).
+    # No worker went far past its cap (RSS <= its address space <= what it mapped at start +
+    # the cap). What a spawned worker maps at start (the interpreter, PDFium, thread stacks)
+    # varies by machine: up to a GiB is allowed for it; uncapped, the bombs take 2-20 GB.
     assert _peak_kib(resource.RUSAGE_CHILDREN) <= max(
-        workers_peak, (MEMORY_LIMIT >> 10) + (400 << 10)
+        workers_peak, (MEMORY_LIMIT >> 10) + (1 << 20)
     )
 
     good = rows[zf.paper_attachment_key(GOOD)]
