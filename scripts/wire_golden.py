@@ -46,7 +46,7 @@ from services.agent.research.chat import ChatService  # noqa: E402
 from services.agent.research.pipeline import EXTEND  # noqa: E402
 from services.agent.servicer import _chat_event  # noqa: E402
 from services.common.errors import Unavailable  # noqa: E402
-from services.gateway.routers.chat import ChatBody, ResumeBody  # noqa: E402
+from services.gateway.schemas.chat import ChatBody, ResumeBody  # noqa: E402
 from services.gateway.sse import error_frame, frame  # noqa: E402
 from tests.support.wire_turns import (  # noqa: E402
     INTERRUPT,

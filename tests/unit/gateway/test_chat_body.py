@@ -17,7 +17,7 @@ from fastapi import FastAPI
 
 from services.common.turn_scope import MAX_IMAGE_BYTES, MAX_IMAGE_SNIPPETS, TurnScope
 from services.gateway.errors import install_error_handlers
-from services.gateway.routers.chat import ChatBody
+from services.gateway.schemas.chat import ChatBody
 
 SESSION = "0f0e6c1d-2f7b-4d4a-9a53-1c0b7e6f2a10"
 ITEM = {"item_key": "ABCD1234", "title": "lme4"}
