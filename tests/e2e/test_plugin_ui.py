@@ -12,7 +12,9 @@ card back from pending_hitl, rewind restoring prompt and scope, an image annotat
 the reader's context menu (its thumbnail chip, the question's context naming it, the image
 back from the gateway when the question is edited after a reload), the 409 / gateway-down /
 wrong-token messages, session management, and the preferences (settings, storage, Clean Up
-Now, library indexing with a progress bar). Screenshots go to
+Now, library indexing with a progress bar), and issue 13's parts: the answer copied with its
+citations as Markdown and as text, saved as a note whose every link opens a cited page, the View
+menu item and the shortcut, a remote turn's cost line, the pane in German. Screenshots go to
 zotero-plugin/build/ui-artifacts/ (ignored by git).
 
 One turn runs on a remote model, so that the pane shows a remote turn's cost line: the stand-in
@@ -255,6 +257,15 @@ def test_plugin_pane_in_a_browser(tmp_path: pathlib.Path) -> None:
         assert results["syncProgressShown"], "the indexing progress bar was never caught mid-way"
         assert results["firstSession"] == results["sessionId"], "the first chat was not kept"
         assert results["image"]["size"] > 1000, results["image"]
+        # Issue 13: an answer kept as a note whose links open the cited pages, copied with
+        # its citations, a remote turn's cost line (and its unverified marks), the pane in German.
+        assert results["copied"]["markdown"] > 0 and results["copied"]["text"] > 0
+        assert results["note"]["links"] >= 2 and results["note"]["opened"]["page"], results["note"]
+        cost = results["costLine"]
+        assert cost["model"] == REMOTE_MODEL and cost["unverifiedMarked"] > 0, cost
+        assert " tokens in · " in cost["text"] and "$" in cost["text"], cost
+        german = results["german"]
+        assert german["localized"] >= 15 and german["inList"] > 0, german
         print(
             f"\nplugin UI: index {indexed - started:.0f} s, browser scenario "
             f"{report['totalMs'] / 1000:.1f} s, total {time.monotonic() - started:.0f} s; "

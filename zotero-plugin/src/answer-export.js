@@ -8,7 +8,8 @@
  * `zotero://open-pdf/groups/GROUPID/items/KEY?page=N` (GROUPID is the group's id, not its
  * libraryID); KEY must be a file attachment's: for a regular item Zotero only logs "is not a
  * file attachment" and opens nothing. `page` is 1-based. So each output takes
- * `linkFor(citation)`, which knows each item's attachment and library.
+ * `linkFor(citation)`, which knows each item's attachments and library: the PDF the quote
+ * came from (the citation's `attachment_key`), else the item's best attachment.
  */
 
 import { citationIndex, citedSourcesFromText, withoutCitedSources } from "./citations.js";
@@ -41,15 +42,21 @@ export function openPdfURL({ key, page = null, groupID = null }) {
 }
 
 /**
- * A `linkFor` over resolved targets.
- * @param {Map<string, {key: string, groupID?: number | null, pdf?: boolean}>} targets
- *   item_key -> its attachment (`pdf: false`: not a PDF, so the link names no page)
- * @returns {(citation: {item_key: string, page: number | null}) => string | null}
+ * A `linkFor` over resolved targets: the PDF the citation's evidence came from when it is
+ * known (`attachment_key`, one of the item's attachments), else the item's best attachment.
+ * @param {Map<string, {key?: string, groupID?: number | null, pdf?: boolean,
+ *          attachments?: Map<string, {key: string, groupID?: number | null, pdf?: boolean}>}>} targets
+ *   item_key -> its best attachment (`pdf: false`: not a PDF, so the link names no page) and
+ *   the cited attachments found, by key
+ * @returns {(citation: {item_key: string, attachment_key?: string, page: number | null})
+ *   => string | null}
  */
 export function linkResolver(targets) {
   return (citation) => {
-    const target = targets.get(citation.item_key);
-    if (!target) return null;
+    const entry = targets.get(citation.item_key);
+    const source = citation.attachment_key && entry?.attachments?.get(citation.attachment_key);
+    const target = source || entry;
+    if (!target?.key) return null;
     return openPdfURL({
       key: target.key,
       groupID: target.groupID ?? null,
@@ -120,7 +127,9 @@ export const quoteText = (quote) => textContent(parseMarkdown(quote)).replace(/\
 export function linkOf(linkFor, c, index) {
   if (typeof linkFor !== "function") return null;
   const page = openPage(c, index && index.get(c.n));
-  return safeHref(linkFor({ n: c.n, item_key: c.itemKey ?? c.item_key, page }));
+  const item_key = c.itemKey ?? c.item_key;
+  const attachment_key = c.attachmentKey ?? c.attachment_key ?? "";
+  return safeHref(linkFor({ n: c.n, item_key, attachment_key, page }));
 }
 
 /**

@@ -551,6 +551,11 @@ async function start() {
     Zotero.Reader.open(1000 + it.id, m[3] ? { pageIndex: Number(m[3]) - 1 } : undefined);
   });
   zh.hideNote = () => ($("zw-note").hidden = true);
+  /** Back to the library tab with the last saved note open (after one of its links). */
+  zh.showNoteAgain = () => {
+    showTab("library");
+    $("zw-note").hidden = false;
+  };
 
   doc.createXULElement = (tag) => doc.createElement(`zw-${tag}`);
   $("zw-view-menu-button").addEventListener("click", () => {

@@ -31,6 +31,16 @@ function localization(locale) {
   return createLocalization({ locale, resources });
 }
 
+/** Every message id of the shipped English files. */
+function ftlIds() {
+  const dir = path.join(PLUGIN_ROOT, "addon", "locale", "en-US");
+  const ids = [];
+  for (const f of readdirSync(dir).filter((x) => x.endsWith(".ftl")))
+    for (const m of readFileSync(path.join(dir, f), "utf8").matchAll(/^([a-z][\w-]*)\s*=/gm))
+      ids.push(m[1]);
+  return ids;
+}
+
 const FOCUSED = "How does lmer choose its optimizer, and how does brms fit the same kind of model?";
 const BROAD = "How does lmer choose its optimizer, and which photonic chips implement its solver?";
 const PAUSED =
@@ -478,13 +488,18 @@ async function main() {
     await step(
       "save the answer as a note: a child of the paper it cites most, links open the cited pages",
       async () => {
-        const cited = await page
-          .locator(lastAssistant)
-          .evaluate((b) =>
-            [...b.querySelectorAll(".zocrates-answer a.zocrates-citation")].map(
-              (a) => a.dataset.itemKey,
-            ),
-          );
+        const chips = await page.locator(lastAssistant).evaluate((b) =>
+          [...b.querySelectorAll(".zocrates-answer a.zocrates-citation")].map((a) => ({
+            itemKey: a.dataset.itemKey,
+            attachmentKey: a.dataset.attachmentKey || "",
+            page: Number(a.dataset.page) || null,
+          })),
+        );
+        // what the turn's done event cites (the note's Sources list links these pages)
+        const doneCitations = await page.evaluate(
+          () => window.zh.controller.state.messages.at(-1).citations || [],
+        );
+        const cited = chips.map((c) => c.itemKey);
         const counts = new Map();
         for (const k of cited) counts.set(k, (counts.get(k) || 0) + 1);
         const most = Math.max(...counts.values());
@@ -505,19 +520,53 @@ async function main() {
           ),
         ];
         check(links.length >= 2, `the note has ${links.length} links that open a PDF page`);
+        // Every link names a PDF (an attachment's key: Zotero's handler opens nothing for a
+        // regular item), the one the citation's quote came from when it says so, at a page
+        // the answer cites in that paper.
+        const attachmentOf = new Map((fixture.items || []).map((it) => [it.attachmentKey, it.key]));
+        for (const [, href, pageText] of links) {
+          const key = /items\/([A-Z0-9]{8})/.exec(href)[1];
+          const item = attachmentOf.get(key);
+          const at = Number(pageText);
+          const cites = [
+            ...chips,
+            ...doneCitations.map((c) => ({
+              itemKey: c.item_key,
+              attachmentKey: c.attachment_key || "",
+              page: c.verified === false && c.found_on_page != null ? c.found_on_page : c.page,
+            })),
+          ].filter((c) => c.itemKey === item && c.page === at);
+          check(item && cites.length, `the note's link ${href} opens no page the answer cites`);
+          check(
+            cites.some((c) => !c.attachmentKey || c.attachmentKey === key),
+            `the note's link ${href} is not the PDF its citation names: ${JSON.stringify(cites)}`,
+          );
+        }
         await page.locator("#zw-note").waitFor({ state: "visible" });
         await shot("saved-note.png");
-        const opened = await page.evaluate(() => window.zh.opened.length);
-        const link = page.locator('#zw-note-body a[href^="zotero://open-pdf/"]').first();
-        const href = await link.getAttribute("href");
-        await link.click();
-        await page.waitForFunction((n) => window.zh.opened.length > n, opened);
-        const last = await page.evaluate(() => window.zh.opened.at(-1));
-        const wanted = Number(/page=(\d+)/.exec(href)[1]);
-        check(
-          last.page === wanted && cited.includes(last.itemKey),
-          `the note's link ${href} opened ${JSON.stringify(last)}`,
-        );
+        // Click every link of the note: each opens its PDF at its page in the reader.
+        const noteLinks = page.locator('#zw-note-body a[href^="zotero://open-pdf/"]');
+        const count = await noteLinks.count();
+        check(count === links.length, `${count} links shown, ${links.length} in the note`);
+        let last = null;
+        for (let k = 0; k < count; k++) {
+          const link = noteLinks.nth(k);
+          const href = await link.getAttribute("href");
+          const opened = await page.evaluate(() => window.zh.readerOpens.length);
+          await page.evaluate(() => window.zh.showNoteAgain());
+          await link.click();
+          await page.waitForFunction((n) => window.zh.readerOpens.length > n, opened);
+          last = await page.evaluate(() => window.zh.opened.at(-1));
+          const reader = await page.evaluate(() => window.zh.readerOpens.at(-1));
+          const wanted = Number(/page=(\d+)/.exec(href)[1]);
+          const key = /items\/([A-Z0-9]{8})/.exec(href)[1];
+          check(
+            last.page === wanted &&
+              last.itemKey === attachmentOf.get(key) &&
+              reader.pageIndex === wanted - 1,
+            `the note's link ${href} opened ${JSON.stringify(last)}`,
+          );
+        }
         results.note = { parentKey: note.parentKey, links: links.length, opened: last };
         await page.evaluate(() => {
           window.zh.hideNote();
@@ -1108,6 +1157,68 @@ async function main() {
       });
     }
 
+    /** What the pane shows, element by element, with the Fluent id each one names. */
+    const readLocalized = (root) => {
+      const bare = root.cloneNode(true);
+      // what the user and the model wrote is not the pane's: answers, questions, titles
+      for (const el of bare.querySelectorAll(
+        [
+          ".zocrates-answer",
+          ".zc-user-text",
+          ".zc-title-text",
+          ".zc-session-title",
+          ".zc-scope-detail",
+          ".zc-step-detail",
+          ".zc-step-error",
+          ".zc-chip-text",
+        ].join(", "),
+      ))
+        el.remove();
+      return {
+        lang: root.getAttribute("lang"),
+        newChat: root.querySelector(".zc-new-chat span").textContent,
+        send: root.querySelector(".zc-send span").textContent,
+        placeholder: root.querySelector(".zc-input").getAttribute("placeholder"),
+        text: bare.textContent,
+        ids: [...root.querySelectorAll("[data-l10n-id]")].map((el) => ({
+          id: el.getAttribute("data-l10n-id"),
+          args: el.getAttribute("data-l10n-args"),
+          // the message's value is the element's text when it has no child elements
+          text: el.children.length ? null : el.textContent,
+          attributes: Object.fromEntries(
+            ["title", "placeholder", "aria-label"].map((a) => [a, el.getAttribute(a)]),
+          ),
+        })),
+      };
+    };
+    /** Every localized element says what the German file says for its id and arguments, and
+     * no English message of the pane is left in what it shows. */
+    const checkGerman = (seen, where) => {
+      const de = localization("de");
+      const en = localization("en-US");
+      const wrong = [];
+      for (const e of seen.ids) {
+        const m = de.message(e.id, e.args ? JSON.parse(e.args) : undefined);
+        if (m.value === e.id) wrong.push(`${e.id}: no such message`);
+        if (m.value != null && e.text != null && e.text !== m.value)
+          wrong.push(`${e.id}: "${e.text}", not "${m.value}"`);
+        for (const [name, value] of Object.entries(m.attributes))
+          if (name in e.attributes && e.attributes[name] !== value)
+            wrong.push(`${e.id}.${name}: "${e.attributes[name]}", not "${value}"`);
+      }
+      check(!wrong.length, `${where} is not the German file's:\n  ${wrong.join("\n  ")}`);
+      check(seen.ids.length >= 15, `only ${seen.ids.length} localized elements in ${where}`);
+      const english = [];
+      for (const id of ftlIds()) {
+        const text = en.message(id).value;
+        // whole English phrases only (two words or more) that German says otherwise
+        if (!text || !/\S\s+\S/.test(text) || text === de.message(id).value) continue;
+        if (/[{}]/.test(text)) continue;
+        if (seen.text.includes(text)) english.push(`${id}: "${text}"`);
+      }
+      check(!english.length, `English left in ${where}:\n  ${english.join("\n  ")}`);
+    };
+
     await step(
       "the pane in German (Zotero's language): every string from the German file",
       async () => {
@@ -1116,17 +1227,7 @@ async function main() {
         await page.waitForFunction(() => window.zh && window.zh.pane);
         await page.evaluate(() => window.zh.ready);
         await page.waitForFunction(() => window.zh.controller.state.messages.length > 0);
-        const seen = await page.locator(pane).evaluate((root) => ({
-          lang: root.getAttribute("lang"),
-          newChat: root.querySelector(".zc-new-chat span").textContent,
-          send: root.querySelector(".zc-send span").textContent,
-          placeholder: root.querySelector(".zc-input").getAttribute("placeholder"),
-          ids: [...root.querySelectorAll("[data-l10n-id]")].map((el) => ({
-            id: el.getAttribute("data-l10n-id"),
-            text: el.textContent,
-            title: el.getAttribute("title") || "",
-          })),
-        }));
+        const seen = await page.locator(pane).evaluate(readLocalized);
         check(seen.lang === "de", `the pane's lang is ${seen.lang}`);
         check(
           seen.newChat === de.t("zocrates-sidebar-new-chat") && seen.newChat !== "New chat",
@@ -1137,11 +1238,29 @@ async function main() {
           seen.placeholder === de.message("zocrates-sidebar-input").attributes.placeholder,
           `the question box says "${seen.placeholder}"`,
         );
-        const raw = seen.ids.filter((e) => e.text === e.id || e.title === e.id);
-        check(!raw.length, `strings shown as their ids: ${raw.map((e) => e.id).join(", ")}`);
-        check(seen.ids.length >= 15, `only ${seen.ids.length} localized elements in the pane`);
-        results.german = { localized: seen.ids.length, newChat: seen.newChat };
+        checkGerman(seen, "the pane");
+        // The remote turn's answer is on screen: its buttons and its cost line, in German.
+        for (const id of [
+          "zocrates-answer-copy-markdown",
+          "zocrates-answer-save-note",
+          ...(args.remoteApiBase ? ["zocrates-answer-usage-cost"] : []),
+        ])
+          check(
+            seen.ids.some((e) => e.id === id),
+            `no ${id} in the German pane (ids: ${[...new Set(seen.ids.map((e) => e.id))].join(", ")})`,
+          );
         await shot("german.png");
+        // the chat list too
+        await page.locator(`${pane} .zc-title-btn`).click();
+        await page.locator(`${pane} .zc-sessions`).waitFor({ state: "visible" });
+        const list = await page.locator(pane).evaluate(readLocalized);
+        checkGerman(list, "the chat list");
+        await page.keyboard.press("Escape");
+        results.german = {
+          localized: seen.ids.length,
+          inList: list.ids.length,
+          newChat: seen.newChat,
+        };
       },
     );
 

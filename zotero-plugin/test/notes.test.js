@@ -160,6 +160,41 @@ describe("openPdfURL and linkResolver", () => {
     );
     assert.equal(linkFor({ item_key: "NONE2345", page: 5 }), null);
   });
+
+  test("linkResolver: a citation's attachment_key picks that PDF, an unknown one the best", () => {
+    const linkFor = linkResolver(
+      new Map([
+        [
+          "ABCD2345",
+          { key: "PDF23456", attachments: new Map([["SUPP2345", { key: "SUPP2345" }]]) },
+        ],
+        // only the cited attachment was found (the item has no best attachment)
+        ["BRMS7890", { attachments: new Map([["PDFB7890", { key: "PDFB7890", groupID: 3 }]]) }],
+      ]),
+    );
+    const at = (item_key, attachment_key) => linkFor({ item_key, attachment_key, page: 2 });
+    assert.equal(at("ABCD2345", "SUPP2345"), "zotero://open-pdf/library/items/SUPP2345?page=2");
+    assert.equal(at("ABCD2345", "OTHER234"), "zotero://open-pdf/library/items/PDF23456?page=2");
+    assert.equal(at("ABCD2345", ""), "zotero://open-pdf/library/items/PDF23456?page=2");
+    assert.equal(at("BRMS7890", "PDFB7890"), "zotero://open-pdf/groups/3/items/PDFB7890?page=2");
+    assert.equal(at("BRMS7890", ""), null);
+  });
+
+  test("each marker and source passes its attachment_key to linkFor", () => {
+    const seen = [];
+    answerToNoteHTML({
+      answer: "A [1, p. 3].",
+      citations: [{ n: 1, item_key: "ABCD2345", attachment_key: "SUPP2345", page: 3 }],
+      linkFor: (c) => {
+        seen.push(c);
+        return `zotero://open-pdf/library/items/${c.attachment_key}?page=${c.page}`;
+      },
+    });
+    assert.deepEqual(seen, [
+      { n: 1, item_key: "ABCD2345", attachment_key: "SUPP2345", page: 3 },
+      { n: 1, item_key: "ABCD2345", attachment_key: "SUPP2345", page: 3 },
+    ]);
+  });
 });
 
 describe("answerToNoteHTML", () => {

@@ -332,6 +332,34 @@ describe("controller: a turn", () => {
     await first;
   });
 
+  test("a question or guidance too long: refused in the pane's language, nothing sent", async () => {
+    const de = localization("de");
+    const { controller, client, state } = setup(
+      { sessions: [{ id: SESSION_ID }], session: pausedSession() },
+      memoryPrefs({ lastSessionID: SESSION_ID }),
+      de.t,
+    );
+    await controller.init();
+    const long = "x".repeat(20001);
+    // while editing, too: the turn is not rewound for a question that cannot go
+    assert.equal(controller.startEdit(state().messages[0].id), true);
+    assert.equal(await controller.send(long), false);
+    assert.equal(
+      state().notice.message,
+      de.t("zocrates-notice-question-too-long", { length: 20001, max: 20000 }),
+    );
+    assert.match(state().notice.message, /^Die Frage hat 20.001 Zeichen/);
+    assert.equal(state().composer.text, long);
+    assert.ok(state().editing, "still editing");
+    const bubble = state().messages.find((m) => m.checkpoint);
+    assert.equal(await controller.grant(bubble.id, "g".repeat(2001)), false);
+    assert.match(state().notice.message, /^Die Hinweise haben 2.001 Zeichen/);
+    assert.deepEqual(
+      client.calls.map((c) => c[0]).filter((n) => ["chat", "resume", "rewind"].includes(n)),
+      [],
+    );
+  });
+
   test("stop: the bubble is stopped", async () => {
     let reachedDone;
     const reached = new Promise((r) => (reachedDone = r));

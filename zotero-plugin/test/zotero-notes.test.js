@@ -366,6 +366,91 @@ describe("saveAnswerNote", () => {
     ]);
   });
 
+  test("a citation's attachment_key: the link opens the PDF the quote came from", async () => {
+    // brms has two PDFs: the paper (its best attachment) and a supplement the quotes of [2]
+    // were read from; [3] names a PDF of another item, [4] one in the trash: best attachment.
+    const items = (libraryID) =>
+      [
+        ...LIBRARY,
+        { key: "SUPP7890", type: "attachment", parentKey: "BRMS7890" },
+        { key: "GONE7890", type: "attachment", parentKey: "BRMS7890", deleted: true },
+      ].map((i) => ({ ...i, libraryID }));
+    const citations = [
+      { n: 1, item_key: "ABCD2345", title: "lme4", page: 3 },
+      { n: 2, item_key: "BRMS7890", attachment_key: "SUPP7890", title: "brms", page: 2 },
+      { n: 2, item_key: "BRMS7890", attachment_key: "SUPP7890", title: "brms", page: 4 },
+      { n: 3, item_key: "BRMS7890", attachment_key: "PDF23456", title: "brms", page: 9 },
+      { n: 4, item_key: "BRMS7890", attachment_key: "GONE7890", title: "brms", page: 7 },
+    ];
+    const answer =
+      "In the supplement [2, p. 2] and [2, p. 4]; lme4 [1, p. 3]; [3, p. 9]; [4, p. 7].";
+    for (const [libraries, libraryID, prefix] of [
+      [{ 1: { type: "user" } }, 1, "zotero://open-pdf/library/items/"],
+      [
+        { 1: { type: "user" }, 5: { type: "group", groupID: 4242 } },
+        5,
+        "zotero://open-pdf/groups/4242/items/",
+      ],
+    ]) {
+      const z = fakeZotero({ libraries, items: items(libraryID) });
+      const pane = pane10({ libraryIDs: [libraryID] });
+      await saveAnswerNote({ Zotero: z.Zotero, pane, question: "q", answer, citations });
+      const links = hrefs(z.saved[0].note);
+      assert.deepEqual(links.slice(0, 5), [
+        ["[2, p. 2]", `${prefix}SUPP7890?page=2`],
+        ["[2, p. 4]", `${prefix}SUPP7890?page=4`],
+        ["[1, p. 3]", `${prefix}PDF23456?page=3`],
+        ["[3, p. 9]", `${prefix}PDFB7890?page=9`],
+        ["[4, p. 7]", `${prefix}PDFB7890?page=7`],
+      ]);
+      // the Sources list links the same PDFs
+      assert.deepEqual(
+        links.slice(5).map(([, href]) => href),
+        [
+          `${prefix}PDF23456?page=3`,
+          `${prefix}SUPP7890?page=2`,
+          `${prefix}PDFB7890?page=9`,
+          `${prefix}PDFB7890?page=7`,
+        ],
+      );
+      // and so does "copy with citations" as Markdown
+      const copied = await copyAnswer({
+        Zotero: z.Zotero,
+        pane,
+        answer,
+        citations,
+        as: "markdown",
+      });
+      assert.ok(copied.text.includes(`(${prefix}SUPP7890?page=2)`), copied.text);
+    }
+  });
+
+  test("an attachment_key without a best attachment still links; a cited attachment ignores it", async () => {
+    const z = fakeZotero({
+      items: [
+        { key: "ABCD2345", type: "regular" },
+        { key: "SUPP2345", type: "attachment", parentKey: "ABCD2345", linkMode: "linked_url" },
+        { key: "PDF23456", type: "attachment", parentKey: "ABCD2345" },
+      ],
+    });
+    await saveAnswerNote({
+      Zotero: z.Zotero,
+      pane: pane10(),
+      question: "q",
+      answer: "A [1, p. 2], a web link [2, p. 3], the PDF itself [3, p. 4].",
+      citations: [
+        { n: 1, item_key: "ABCD2345", attachment_key: "PDF23456", page: 2 },
+        { n: 2, item_key: "ABCD2345", attachment_key: "SUPP2345", page: 3 },
+        { n: 3, item_key: "PDF23456", attachment_key: "SUPP2345", page: 4 },
+      ],
+    });
+    assert.deepEqual(hrefs(z.saved[0].note).slice(0, 3), [
+      ["[1, p. 2]", "zotero://open-pdf/library/items/PDF23456?page=2"],
+      ["[2, p. 3]", "zotero://open-pdf/library/items/PDF23456?page=3"],
+      ["[3, p. 4]", "zotero://open-pdf/library/items/PDF23456?page=4"],
+    ]);
+  });
+
   test("a read-only library: an error with a code, nothing saved", async () => {
     const z = fakeZotero({
       libraries: {

@@ -81,6 +81,9 @@ function removed(name, replacement) {
 
 const MAIN_WINDOW = `<!DOCTYPE html>
 <html><head></head><body>
+  <div id="main-menubar">
+    <div id="view-menu"><div id="menu_viewPopup"><div id="view-menuitem-standard"></div></div></div>
+  </div>
   <div id="zotero-pane-stack">
     <div id="zotero-pane-hbox">
       <div id="tabs-deck"><div id="zotero-pane"></div></div>
@@ -129,8 +132,11 @@ export function zoteroSurface(
         libraryID: spec.libraryID ?? 1,
         parentItem: parent,
         getDisplayTitle: () => spec.title ?? "Full Text PDF",
+        deleted: false,
         isRegularItem: () => !isAttachment,
         isAttachment: () => isAttachment,
+        isFileAttachment: () => isAttachment,
+        isPDFAttachment: () => isAttachment,
         getBestAttachment: async () => {
           if (isAttachment) {
             if (major >= 10)
@@ -178,6 +184,8 @@ export function zoteroSurface(
 
   // ---- the main window ----
   const { window: dom, document } = parseHTML(MAIN_WINDOW);
+  // A XUL document's factory for <menuitem> and the like (the same in 7.0 to 10.0).
+  document.createXULElement = (tag) => document.createElement(tag);
   const ftl = [];
   const listeners = { items: new Set(), collections: new Set() };
   const emitter = (set) =>
@@ -284,6 +292,7 @@ export function zoteroSurface(
   // ---- Zotero ----
   const store = { "extensions.zocrates.gatewayURL": "http://127.0.0.1:8765", ...prefs };
   const panes = [];
+  const notes = [];
   const readerListeners = [];
   const observers = new Map();
   let readerItem = null;
@@ -349,20 +358,58 @@ export function zoteroSurface(
         Internal: rec(
           {
             openPreferences: (paneID) => call("Zotero.Utilities.Internal.openPreferences", paneID),
+            copyTextToClipboard: (text) =>
+              call("Zotero.Utilities.Internal.copyTextToClipboard", text),
           },
           "Zotero.Utilities.Internal",
         ),
       },
       "Zotero.Utilities",
     ),
-    Libraries: rec({ userLibraryID: 1 }, "Zotero.Libraries"),
+    Libraries: rec(
+      {
+        userLibraryID: 1,
+        get: (id) =>
+          id === 1
+            ? rec(
+                { libraryID: 1, libraryType: "user", editable: true, name: "My Library" },
+                "library",
+              )
+            : false,
+      },
+      "Zotero.Libraries",
+    ),
+    Groups: rec({ getGroupIDFromLibraryID: () => false }, "Zotero.Groups"),
     Items: rec(
       {
         get: (id) => byID.get(id) || false,
         getByLibraryAndKey: (libraryID, key) => byKey.get(`${libraryID}/${key}`) || false,
+        getByLibraryAndKeyAsync: async (libraryID, key) =>
+          byKey.get(`${libraryID}/${key}`) || false,
       },
       "Zotero.Items",
     ),
+    // A note as ZoteroPane.newNote makes one (zoteroPane.js): recorded in `notes` on save.
+    Item: class Item {
+      constructor(itemType) {
+        this.itemType = itemType;
+        this.collections = [];
+      }
+      setNote(html) {
+        this.note = html;
+        return true;
+      }
+      addToCollection(id) {
+        this.collections.push(id);
+      }
+      async saveTx(options) {
+        this.id = 5000 + notes.length;
+        this.key = `NOTE${notes.length + 2222}`;
+        notes.push({ ...this, options });
+        return this.id;
+      }
+    },
+    Notes: rec({ AUTO_SYNC_DELAY: 15 }, "Zotero.Notes"),
     Reader: rec(reader, "Zotero.Reader"),
     Notifier: rec(
       {
@@ -419,6 +466,7 @@ export function zoteroSurface(
     calls,
     log,
     panes,
+    notes,
     store,
     ftl,
     readerListeners,

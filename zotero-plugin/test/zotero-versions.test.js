@@ -160,6 +160,9 @@ for (const { major, version } of ZOTERO_VERSIONS) {
         IOUtils,
         PathUtils,
         TextDecoder,
+        // in the plugin sandbox's wantGlobalProperties too (xpcom/plugins.js, 7.0 to 10.0)
+        URL,
+        URLSearchParams,
         APP_SHUTDOWN: 2,
         Components: {
           classes: {
@@ -222,6 +225,37 @@ for (const { major, version } of ZOTERO_VERSIONS) {
       assert.deepEqual(z.ftl, ["zocrates-addon.ftl", "zocrates-sidebar.ftl"]);
       assert.ok(doc.getElementById("zocrates-stylesheet"));
 
+      // View > Zocrates Pane (a checkbox item of #menu_viewPopup) and Ctrl+Shift+E hide and
+      // show the pane
+      const menuItem = doc.getElementById("zocrates-view-pane-menuitem");
+      assert.equal(menuItem?.parentNode.id, "menu_viewPopup");
+      assert.deepEqual(
+        ["type", "data-l10n-id", "label", "accesskey", "acceltext", "checked"].map((a) =>
+          menuItem.getAttribute(a),
+        ),
+        ["checkbox", "zocrates-menu-view-pane", "Zocrates Pane", "Z", "Ctrl+Shift+E", "true"],
+      );
+      const collapsed = () => container.getAttribute("data-collapsed");
+      menuItem.dispatchEvent(new doc.defaultView.Event("command"));
+      assert.equal(collapsed(), "true");
+      assert.equal(menuItem.getAttribute("checked"), "false");
+      assert.equal(z.store["extensions.zocrates.paneOpen"], false);
+      const press = (keys) => {
+        const e = new doc.defaultView.Event("keydown", { bubbles: true, cancelable: true });
+        Object.assign(e, { key: "E", ctrlKey: false, metaKey: false, altKey: false }, keys);
+        doc.defaultView.dispatchEvent(e);
+        return e.defaultPrevented;
+      };
+      assert.equal(press({ ctrlKey: true, shiftKey: true }), true);
+      assert.equal(collapsed(), "false");
+      assert.equal(menuItem.getAttribute("checked"), "true");
+      assert.equal(press({ ctrlKey: true, shiftKey: true, key: "e" }), true);
+      assert.equal(collapsed(), "true");
+      assert.equal(press({ ctrlKey: true, shiftKey: false }), false, "Ctrl+E is not ours");
+      assert.equal(press({ ctrlKey: true, shiftKey: true, altKey: true }), false);
+      menuItem.dispatchEvent(new doc.defaultView.Event("command"));
+      assert.equal(collapsed(), "false");
+
       // the chat list and the last chat load; the answer's citations are links
       const mounted = plugin.data.windows.get(z.window);
       const controller = mounted.pane.controller;
@@ -267,6 +301,32 @@ for (const { major, version } of ZOTERO_VERSIONS) {
       if (major >= 10)
         assert.ok(z.calls.some((c) => c.name === "ZoteroPane.getSelectedLibraryIDs"));
       else assert.ok(z.calls.some((c) => c.name === "ZoteroPane.getSelectedLibraryID"));
+
+      // the answer kept: a child note of the paper it cites most (ties: the first cited), its
+      // links opening each paper's PDF at the cited page; copied with its citations
+      container.querySelector(".zc-save-note").dispatchEvent(new doc.defaultView.Event("click"));
+      const [note] = await until(() => (z.notes.length ? z.notes : null), "the saved note");
+      assert.equal(note.itemType, "note");
+      assert.equal(note.libraryID, 1);
+      assert.equal(note.parentKey, LME4.key);
+      assert.deepEqual(plain(note.options), { notifierData: { autoSyncDelay: 15 } });
+      assert.match(note.note, /^<div data-schema-version="9">/);
+      for (const href of [
+        `zotero://open-pdf/library/items/${LME4.attachment.key}?page=3`,
+        `zotero://open-pdf/library/items/${BRMS.attachment.key}?page=5`,
+      ])
+        assert.ok(note.note.includes(`href="${href}"`), href);
+      container
+        .querySelector(".zc-copy-markdown")
+        .dispatchEvent(new doc.defaultView.Event("click"));
+      const copied = await until(
+        () => z.calls.find((c) => c.name === "Zotero.Utilities.Internal.copyTextToClipboard"),
+        "the copied answer",
+      );
+      assert.match(copied.args[0], /\[1, p\. 3\]/);
+      assert.ok(
+        copied.args[0].includes(`(zotero://open-pdf/library/items/${LME4.attachment.key}?page=3)`),
+      );
 
       // a reader tab: the scope offers the open paper; its text selection can be pinned
       const attachment = z.item(LME4.attachment.key);
@@ -321,6 +381,8 @@ for (const { major, version } of ZOTERO_VERSIONS) {
       await sandbox.onMainWindowUnload({ window: z.window }, 1);
       assert.equal(doc.getElementById("zocrates-pane-container"), null);
       assert.equal(doc.getElementById("zocrates-stylesheet"), null);
+      assert.equal(doc.getElementById("zocrates-view-pane-menuitem"), null, "menu item removed");
+      assert.equal(press({ ctrlKey: true, shiftKey: true }), false, "the shortcut is gone");
       assert.equal(z.listenerCount(), 0, "selection listeners removed");
       assert.equal(z.observers.size, 0, "notifier observers removed");
       await sandbox.onMainWindowLoad({ window: z.window }, 1);
@@ -332,6 +394,12 @@ for (const { major, version } of ZOTERO_VERSIONS) {
       assert.equal(z.Zotero.Zocrates, undefined);
       assert.equal(chrome.destructed, true);
       assert.equal(doc.getElementById("zocrates-pane-container"), null);
+      assert.equal(doc.getElementById("zocrates-view-pane-menuitem"), null);
+      assert.equal(
+        doc.querySelectorAll("#menu_viewPopup > *").length,
+        1,
+        "Zotero's own item stays",
+      );
       // 7.0 to 9.0.6 drop every other plugin's listener on unregisterEventListener: Zotero
       // removes ours by plugin ID instead.
       assert.ok(!z.calls.some((c) => c.name === "Zotero.Reader.unregisterEventListener"));

@@ -6,7 +6,8 @@
  *   (data/dataObjects.js); item.deleted (in the trash), isRegularItem(), isAttachment(),
  *   isFileAttachment(), isPDFAttachment(), parentItem, libraryID, key.
  * - item.getBestAttachment(): the oldest PDF first, never a linked URL, false when none; it
- *   throws on anything but a regular item (data/item.js).
+ *   throws on anything but a regular item (data/item.js). A citation's `attachment_key` (the
+ *   PDF its quote came from) wins when it is a file attachment whose parentItem is the item.
  * - Zotero.Libraries.get(id).libraryType ("user" | "group" | "feed") and .editable;
  *   Zotero.Groups.getGroupIDFromLibraryID(id): the group id that zotero://open-pdf/groups/
  *   wants.
@@ -95,6 +96,23 @@ export async function resolveCitedItem(Zotero, libraryIDs, key) {
   return { item, parent: null, attachment: null }; // a note or an annotation
 }
 
+/**
+ * The attachment a citation's evidence was read from (`attachment_key`), when it is still a
+ * file attachment of the cited regular item (as items.js openCitation checks); else null.
+ */
+export async function citedAttachment(Zotero, { item }, attachmentKey) {
+  if (!attachmentKey || !item.isRegularItem()) return null;
+  const found = await Zotero.Items.getByLibraryAndKeyAsync(item.libraryID, attachmentKey);
+  if (!found || found.deleted || !found.isFileAttachment()) return null;
+  return found.parentItem?.id === item.id ? found : null;
+}
+
+const targetOf = (Zotero, attachment) => ({
+  key: attachment.key,
+  groupID: groupIDOf(Zotero, attachment.libraryID),
+  pdf: attachment.isPDFAttachment(),
+});
+
 async function resolveAll(Zotero, pane, answer, citations) {
   const libraryIDs = lookupLibraries(Zotero, pane);
   const entries = [...citationIndex(citations, answer).values()].sort((a, b) => a.n - b.n);
@@ -104,21 +122,26 @@ async function resolveAll(Zotero, pane, answer, citations) {
     const r = await resolveCitedItem(Zotero, libraryIDs, key);
     if (r) resolved.set(key, r);
   }
+  // Per item: its best attachment, and the attachments its citations name (the PDF each
+  // quote came from; an item can have several).
   const targets = new Map();
-  for (const [key, { attachment }] of resolved) {
-    if (!attachment) continue;
-    targets.set(key, {
-      key: attachment.key,
-      groupID: groupIDOf(Zotero, attachment.libraryID),
-      pdf: attachment.isPDFAttachment(),
-    });
+  for (const [key, r] of resolved) {
+    const attachments = new Map();
+    for (const c of entries) {
+      if (c.item_key !== key || !c.attachment_key || attachments.has(c.attachment_key)) continue;
+      const found = await citedAttachment(Zotero, r, c.attachment_key);
+      if (found) attachments.set(c.attachment_key, targetOf(Zotero, found));
+    }
+    if (!r.attachment && !attachments.size) continue;
+    targets.set(key, { ...(r.attachment ? targetOf(Zotero, r.attachment) : {}), attachments });
   }
   return { libraryIDs, keys, resolved, linkFor: linkResolver(targets) };
 }
 
 /**
- * The `linkFor` of an answer's citations: each cited item's best attachment, in the library
- * that holds it (the pane's, else the user's).
+ * The `linkFor` of an answer's citations: the PDF each quote came from (the citation's
+ * `attachment_key`, when it is still one of the item's), else the cited item's best
+ * attachment, in the library that holds it (the pane's, else the user's).
  * @returns {Promise<(citation: {item_key: string, page: number | null}) => string | null>}
  */
 export async function citationLinks({ Zotero, pane, answer = "", citations = [] }) {
@@ -128,7 +151,8 @@ export async function citationLinks({ Zotero, pane, answer = "", citations = [] 
 /**
  * Save an answer as a Zotero note: a child note of the item the answer cites most (of those
  * found; ties: the first cited), else a standalone note in the pane's library and selected
- * collections. Its links open each cited item's best attachment at the cited page.
+ * collections. Its links open the PDF each quote came from (else the cited item's best
+ * attachment) at the cited page.
  * @param {{Zotero, pane, question?: string, answer?: string, citations?: object[],
  *          title?: string, labels?: object}} options
  * @returns {Promise<{noteID: number, noteKey: string, parentKey: string | null,

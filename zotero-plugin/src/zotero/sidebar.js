@@ -145,7 +145,8 @@ export function mountSidebar(win, app) {
   });
 
   // View > Zocrates Pane and Ctrl+Shift+E (Cmd+Shift+E; the letter is a pref) show and hide
-  // the pane. Zotero's own shortcuts take Ctrl+Shift+ A C F K L N O R S T Y and `.
+  // the pane. Zotero's own shortcuts take Ctrl+Shift+ A C F G I K L N O R S T X Y and ` (and ;
+  // in Zotero 10: zoteroPane.xhtml's keysets, extensions.zotero.keys.*).
   const toggleKey = String(env.getPref(PREFS.toggleKey, "E") || "E").toUpperCase();
   const accelText = `${Zotero.isMac ? "⌘⇧" : "Ctrl+Shift+"}${toggleKey}`;
   const viewMenu = doc.getElementById("menu_viewPopup");
