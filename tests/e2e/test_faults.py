@@ -1,6 +1,8 @@
 """SIGKILL in the middle of a streamed turn (issue 16, "Faults"): the agent, the sessions
 service, the compactor and Redis, each its own process as `zocrates run` starts them, with a
-private Redis (so killing it harms nobody else).
+private Redis (so killing it harms nobody else): :class:`tests.support.fault_stack.FaultStack`.
+The reranker mid-turn and the kills mid library sync are in ``test_faults_library.py``, the
+kills while a deep-research checkpoint is written in ``test_faults_checkpoint.py``.
 
 For each: the client hears an ``error`` event with a code (or, for the compactor, whose work
 comes after the answer, the turn completes) within a bounded time; no chat lock outlives its
@@ -17,28 +19,19 @@ when the process is killed.
 
 from __future__ import annotations
 
-import asyncio
-import os
 import pathlib
-import signal
-import socket
-import subprocess
 import threading
 import time
-import uuid
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
 
-from services.gateway.locks.redis_chat_lock import RedisChatLock
-from services.stack.cli import stack_specs
-from tests.support import zotero_fixture as zf
+from tests.support.fault_stack import FaultStack
 from tests.support.load import ANSWER_PREFIX, SLOW, model_config, responder
 from tests.support.openai_server import serve_openai
-from tests.support.ports import free_base_port
-from tests.support.processes import spawn, stop, wait_checks, wait_http
+from tests.support.processes import wait_checks
 from tests.support.sse import post_stream_sync
 
 pytestmark = [pytest.mark.timeout(400)]
@@ -47,104 +40,19 @@ LOCK_TTL_SECONDS = 6.0
 STREAM_BOUND_SECONDS = 45.0  # the killed turn must end (error or done) within this
 
 
-class Stack:
-    """Five service processes and a private Redis, started and killed one by one."""
-
-    def __init__(self, root: pathlib.Path) -> None:
-        self.root = root
-        self.zotero = root / "zotero"
-        zf.build_zotero_library(self.zotero, files=())
-        self.base = free_base_port()
-        self.redis_port = _free_port()
-        self.redis_url = f"redis://127.0.0.1:{self.redis_port}/0"
-        self.prefix = f"faults-{uuid.uuid4().hex[:8]}"
-        self.log = root / "services.log"
-        self.env = {
-            "ZOCRATES_ZOTERO_DIR": str(self.zotero),
-            "ZOCRATES_PORT": str(self.base),
-            "ZOCRATES_REDIS_URL": self.redis_url,
-            "ZOCRATES_REDIS_KEY_PREFIX": self.prefix,
-            "ZOCRATES_CHAT_LOCK_TTL_SECONDS": str(LOCK_TTL_SECONDS),
-            "ZOCRATES_RPC_TIMEOUT_SECONDS": "5",
-            "ZOCRATES_MODEL_API_KEY": "sk-faults-test",
-            "ZOCRATES_LOG_LEVEL": "INFO",
-        }
-        self.specs = {s.name: s for s in stack_specs(base_port=self.base, host="127.0.0.1")}
-        self.procs: dict[str, subprocess.Popen[bytes]] = {}
-        self.gateway_ready = self.specs["gateway"].ready_url
-
-    def start(self, name: str) -> None:
-        if name == "redis":
-            with self.log.open("ab") as sink:
-                self.procs[name] = subprocess.Popen(
-                    ["redis-server", "--port", str(self.redis_port), "--bind", "127.0.0.1",
-                     "--save", "", "--appendonly", "no"],
-                    stdout=sink, stderr=subprocess.STDOUT,
-                )  # fmt: skip
-            deadline = time.monotonic() + 10
-            while not _redis_up(self.redis_url):
-                assert time.monotonic() < deadline, "the private Redis did not start"
-                time.sleep(0.1)
-            return
-        spec = self.specs[name]
-        self.procs[name] = spawn(spec.module, {**self.env, **spec.env}, log=self.log)
-        wait_http(spec.ready_url, proc=self.procs[name], timeout=120)
-
-    def kill(self, name: str) -> None:
-        proc = self.procs.pop(name)
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=10)
-
-    def stop_all(self) -> None:
-        for name in reversed(list(self.procs)):
-            stop(self.procs.pop(name))
-
-    def locked(self) -> set[str]:
-        async def read() -> set[str]:
-            lock = RedisChatLock(self.redis_url, key_prefix=self.prefix)
-            try:
-                return await lock.locked_session_ids()
-            finally:
-                await lock.close()
-
-        return asyncio.run(read())
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _redis_up(url: str) -> bool:
-    import redis
-
-    try:
-        return bool(redis.Redis.from_url(url, socket_timeout=0.5).ping())
-    except redis.RedisError:
-        return False
-
-
 @pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Stack, httpx.Client]]:
-    s = Stack(tmp_path_factory.mktemp("faults"))
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[FaultStack, httpx.Client]]:
+    s = FaultStack(tmp_path_factory.mktemp("faults"), lock_ttl_seconds=LOCK_TTL_SECONDS)
     with serve_openai(responder, keep_alive=True) as model:
         try:
-            for name in ("redis", "reranker", "sessions", "agent", "compactor", "gateway"):
-                s.start(name)
-            wait_checks(s.gateway_ready, timeout=60, startup_maintenance=True, compactor=True)
-            token = (s.zotero / "zocrates-data" / "gateway.token").read_text().strip()
-            api = httpx.Client(
-                base_url=f"http://127.0.0.1:{s.base}",
-                headers={"Authorization": f"Bearer {token}"},
-                timeout=60,
-            )
+            s.start_all()
+            api = s.api()
             assert api.put("/config", json=model_config(model.api_base)).status_code == 200
             yield s, api
             api.close()
         finally:
             s.stop_all()
-            print(s.log.read_text(errors="replace")[-6000:])
+            print(s.log_tail())
 
 
 def _turn(api: httpx.Client, session_id: str, prompt: str) -> tuple[int, list[Any], bytes]:
@@ -152,7 +60,7 @@ def _turn(api: httpx.Client, session_id: str, prompt: str) -> tuple[int, list[An
 
 
 def _killed_mid_turn(
-    stack: Stack, api: httpx.Client, session_id: str, target: str
+    stack: FaultStack, api: httpx.Client, session_id: str, target: str
 ) -> tuple[int, list[Any], float]:
     """A slow turn; ``target`` SIGKILLed a second into it. (status, events, seconds)."""
     out: dict[str, Any] = {}
@@ -189,7 +97,7 @@ def _consistent(api: httpx.Client, session_id: str) -> list[tuple[str, str]]:
 
 
 @pytest.mark.parametrize("target", ["agent", "sessions", "compactor", "redis"])
-def test_a_service_killed_mid_turn(stack: tuple[Stack, httpx.Client], target: str) -> None:
+def test_a_service_killed_mid_turn(stack: tuple[FaultStack, httpx.Client], target: str) -> None:
     s, api = stack
     session_id = api.post("/sessions", json={"title": f"{target} dies"}).json()["session"]["id"]
     status, events, _ = _turn(api, session_id, "first question")
@@ -249,7 +157,9 @@ def _slow_turn_in_background(
     return thread, out
 
 
-def test_a_lock_deleted_under_a_running_turn_stops_it(stack: tuple[Stack, httpx.Client]) -> None:
+def test_a_lock_deleted_under_a_running_turn_stops_it(
+    stack: tuple[FaultStack, httpx.Client],
+) -> None:
     """Someone deletes the session's lock key mid-turn (an operator, a flushed Redis): the
     next renewal finds it gone, and the turn ends with ``lock_lost`` instead of running on
     beside whoever takes the session next."""
@@ -272,7 +182,7 @@ def test_a_lock_deleted_under_a_running_turn_stops_it(stack: tuple[Stack, httpx.
 
 
 def test_register_while_a_chat_runs_is_409(
-    stack: tuple[Stack, httpx.Client], tmp_path: pathlib.Path
+    stack: tuple[FaultStack, httpx.Client], tmp_path: pathlib.Path
 ) -> None:
     _stack, api = stack
     other = tmp_path / "OtherZotero"
