@@ -201,6 +201,8 @@ def synthesis_prompt(
         pages = f"p. {p['page']}" + (
             f"-{p['page_end']}" if p.get("page_end") and p["page_end"] != p["page"] else ""
         )
+        # Which of the item's PDFs the passage is from (an item may have several).
+        pdf = f", PDF {p['attachment_key']}" if p.get("attachment_key") else ""
         section = f", section {p['section']!r}" if p.get("section") else ""
         found_by = (
             f"\n(found by: {p['query']})" if p.get("kind") == "chunk" and p.get("query") else ""
@@ -208,7 +210,7 @@ def synthesis_prompt(
         # "### [n]" opens a block: passages may themselves hold lines like "[1] ..." (R output).
         blocks.append(
             f'### [{p["n"]}] {p["label"]} "{p.get("title", "")}" item {p["item_key"]}, '
-            f"{pages}{section}{found_by}\n{p['text'].strip()}"
+            f"{pages}{pdf}{section}{found_by}\n{p['text'].strip()}"
         )
     gaps = "\n".join(f"- {g}" for g in report.get("gaps") or [])
     parts = [f"Question: {request.strip()}"]

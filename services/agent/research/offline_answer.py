@@ -240,17 +240,19 @@ async def _pages_of(sentences: list[Sentence], read_pages: PageReader | None) ->
     found: dict[str, int] = {}
     if read_pages is None:
         return found
-    texts: dict[tuple[str, int, int], dict[int, str]] = {}
+    texts: dict[tuple[str, int, int, str], dict[int, str]] = {}
     for sentence in sentences:
         block = sentence.block
         if block.page_end <= block.page:
             continue
-        span = (block.key, block.page, block.page_end)
+        span = (block.key, block.page, block.page_end, block.attachment_key)
         if span not in texts:
+            # The PDF the passage came from, when the prompt names it (an item may have two).
+            extra = {"attachment_key": block.attachment_key} if block.attachment_key else {}
             try:
-                texts[span] = await read_pages(*span)
+                texts[span] = await read_pages(*span[:3], **extra)
             except Exception as exc:  # the passage's first page is still a fair citation
-                logger.warning("offline answer: cannot read %s pp. %d-%d (%s)", *span, exc)
+                logger.warning("offline answer: cannot read %s pp. %d-%d (%s)", *span[:3], exc)
                 texts[span] = {}
         page = next((p for p, t in sorted(texts[span].items()) if on_page(sentence.text, t)), None)
         if page is not None:

@@ -22,6 +22,7 @@ EVIDENCE_BLOCK = re.compile(
 _REFERENCES_SECTION = re.compile(
     r"section '(?:\d+(?:\.\d+)*\.?\s*)?(?:References|Bibliography|Literature cited)'", re.I
 )
+_PDF = re.compile(r"^, PDF (\S+?)(?=,|$)")
 PAGE_MARK = re.compile(r"^\[page (\d{1,5})\]$", re.M)
 _ABBREVIATIONS = frozenset(
     """e.g i.e et al fig figs eq eqs sec secs tab cf vs etc pp p no nos dr mr ms resp approx
@@ -50,6 +51,7 @@ class Block:
     page: int
     page_end: int
     body: str
+    attachment_key: str = ""  # the PDF the passage is from ("": the item's default)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -78,6 +80,7 @@ def parse_blocks(evidence_text: str) -> list[Block]:
                 page=int(page),
                 page_end=int(page_end or page),
                 body=body.strip(),
+                attachment_key=pdf.group(1) if (pdf := _PDF.match(rest)) else "",
             )
         )
     return blocks
