@@ -15,6 +15,8 @@ table side by side (same index, same questions):
 
     .venv/bin/python bench/bench_answers.py --workdir /tmp/answers [--code /tmp/old-checkout] [--check]
 
+``--capture FILE`` keeps what the synthesizer was given, for bench/replay_answers.py.
+
 ``--check`` compares the scores with the goals of docs/benchmarks.md ("Offline answers"): the
 gold page 0.90 and the gold sentence 0.80 (single-paper), needed papers 0.80 (multi-paper),
 abstention 0.95 (out-of-library), the right paper 0.80 (follow-ups).
@@ -46,6 +48,8 @@ from tests.support.ports import free_base_port
 from tests.support.sse import post_stream_sync
 
 DATA = ROOT / "bench" / "data"
+# services.agent.research.offline_llm.CAPTURE_ENV (not imported: --code may be another checkout)
+CAPTURE_ENV = "ZOCRATES_OFFLINE_CAPTURE"
 ZOCRATES = pathlib.Path(sys.executable).parent / "zocrates"
 # Not services.common.stopwords: the score must not move when the code it measures (another
 # checkout, too) changes its own lists.
@@ -203,6 +207,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if args.limit:
         questions, conversations = questions[: args.limit], conversations[: max(1, args.limit // 5)]
     code = pathlib.Path(args.code or ROOT).resolve()
+    if args.capture:  # the stack's synthesizer appends what it is given (replay_answers.py)
+        capture = pathlib.Path(args.capture).resolve()
+        capture.unlink(missing_ok=True)
+        os.environ[CAPTURE_ENV] = str(capture)
     (workdir / "stack.log").unlink(missing_ok=True)  # this run's log only (scores are read back)
     results: dict[str, list[Any]] = {"single": [], "multi": [], "abstain": [], "follow": []}
     started = time.perf_counter()
@@ -346,6 +354,11 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=0, help="only the first N questions")
     parser.add_argument("--show", action="store_true", help="print each question's scores")
     parser.add_argument("--save", default=None, help="write every answer and score to this JSON")
+    parser.add_argument(
+        "--capture",
+        default=None,
+        help="write each synthesis input to this JSON-lines file, for bench/replay_answers.py",
+    )
     add_check_flag(parser)
     args = parser.parse_args()
     summary = run(args)

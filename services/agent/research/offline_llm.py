@@ -23,6 +23,8 @@ It never writes a sentence that is not in the evidence, apart from its labels.
 
 from __future__ import annotations
 
+import json
+import os
 import re
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
@@ -329,6 +331,7 @@ class OfflineLlm(BaseLlm):
         evidence_text = evidence_text.split("Aspects the search found no evidence for:", 1)[0]
         evidence_text = evidence_text.split(ev.SYNTHESIS_INSTRUCTION_START, 1)[0]
         gaps = [g[2:].strip() for g in _block(prompt, "Aspects the search found no evidence for:")]
+        _capture(question, evidence_text, gaps)
         return await compose_answer(
             question,
             parse_blocks(evidence_text),
@@ -337,6 +340,20 @@ class OfflineLlm(BaseLlm):
             notice=OFFLINE_NOTICE,
             read_pages=self.read_pages,
         )
+
+
+# bench/replay_answers.py replays what the synthesizer was given: with this set (the answer
+# benchmark sets it for its own stack), each synthesis input is appended to that file.
+CAPTURE_ENV = "ZOCRATES_OFFLINE_CAPTURE"
+
+
+def _capture(question: str, evidence_text: str, gaps: list[str]) -> None:
+    path = os.environ.get(CAPTURE_ENV)
+    if not path:
+        return
+    record = {"question": question, "evidence": evidence_text, "gaps": gaps}
+    with open(path, "a", encoding="utf-8") as out:
+        out.write(json.dumps(record) + "\n")
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,6 +4,10 @@ offline model's aspect and coverage rules."""
 
 from __future__ import annotations
 
+import json
+import pathlib
+
+import pytest
 from google.adk.events.event import Event
 from google.genai import types
 
@@ -202,3 +206,59 @@ def test_the_offline_search_gives_one_search_all_passages_and_parts_a_share() ->
     assert one["k"] == SEARCH_K == 15  # the synthesizer's 15 passages from one search
     two = first_call("How is d chosen, and how are critical values obtained for m > 12?")
     assert two["k"] == PART_SEARCH_K < SEARCH_K
+
+
+async def test_a_captured_synthesis_replays_to_the_same_answer(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bench/replay_answers.py composes answers again from what the synthesizer was given:
+    the capture must hold the question, the evidence and the gaps it answered from."""
+    from google.adk.models.llm_request import LlmRequest
+
+    from services.agent.research.offline_answer import compose_answer
+    from services.agent.research.offline_llm import CAPTURE_ENV, OFFLINE_NOTICE, OfflineLlm
+    from services.agent.research.offline_sentences import parse_blocks
+
+    piece = {
+        "id": "1",
+        "kind": "chunk",
+        "item_key": "FCST0001",
+        "title": "Automatic Time Series Forecasting",
+        "authors": ["Hyndman, Rob"],
+        "year": 2008,
+        "page": 10,
+        "page_end": 10,
+        "text": "We choose d by applying successive KPSS unit-root tests to the data.",
+        "words": 12,
+    }
+    numbered = ev.number_evidence([piece])
+    question = "Which KPSS unit-root tests choose d, and what about tidal energy?"
+    prompt = ev.synthesis_prompt(question, numbered, {"gaps": ["tidal energy"]}, "", "")
+    request = LlmRequest(contents=[types.Content(role="user", parts=[types.Part(text=prompt)])])
+    capture = tmp_path / "capture.jsonl"
+    monkeypatch.setenv(CAPTURE_ENV, str(capture))
+    answer = await OfflineLlm(role="synthesizer")._synthesize(request)
+    await OfflineLlm(role="synthesizer")._synthesize(request)
+
+    records = [json.loads(line) for line in capture.read_text().splitlines()]
+    assert len(records) == 2  # appended, one line a synthesis
+    record = records[0]
+    assert record["question"] == question
+    assert record["gaps"] == ["tidal energy"]
+    assert [b.key for b in parse_blocks(record["evidence"])] == ["FCST0001"]
+    replayed = await compose_answer(
+        record["question"],
+        parse_blocks(record["evidence"]),
+        record["gaps"],
+        None,
+        notice=OFFLINE_NOTICE,
+    )
+    assert replayed == answer
+    assert (
+        '"We choose d by applying successive KPSS unit-root tests to the data." [1, p. 10]'
+        in answer
+    )
+
+    monkeypatch.delenv(CAPTURE_ENV)
+    await OfflineLlm(role="synthesizer")._synthesize(request)
+    assert len(capture.read_text().splitlines()) == 2  # off unless asked for
