@@ -10,8 +10,8 @@ from typing import Any, Literal, get_args
 
 from services.common.errors import InvalidArgument
 
-# The plugin's scope chips (the session-lifecycle document's "papers, collection, or entire
-# library"), stored as the session state's ``active_mode``.
+# The plugin's scope chips ("papers, collection, or entire library"; docs/research.md, "Path
+# of a turn"), stored as the session state's ``active_mode``.
 Mode = Literal["items", "collection", "library"]
 ITEMS: Mode = "items"
 COLLECTION: Mode = "collection"

@@ -1,6 +1,6 @@
 """``POST /chat``'s ``mode`` through the real gateway and agent (ADK Runner over the sessions
 service, the built-in offline model): the turn's scope mode lands in the session state as
-``active_mode`` (the session-lifecycle document's state table) and in the user message's
+``active_mode`` (docs/research.md, "Path of a turn") and in the user message's
 ``context`` that rewind and edit restore from; without ``mode`` the derived one does.
 """
 

@@ -199,7 +199,7 @@ async def test_a_change_of_topic_is_compacted_keeping_the_last_two_turns_verbati
     assert users == [CONVERSATION[3], CONVERSATION[4], CONVERSATION[5]], users
     assert sum(1 for _, t in texts if t.startswith(EXTRACTIVE_HEADER)) == 1
 
-    # Turns are counted since the compaction happened (the document's turn 4, then 8): the
+    # Turns are counted since the compaction happened (turn 4, then 8; docs/compaction.md): the
     # gate stays shut for turns 6-8, and the second change (turn 9) is compacted again, the new
     # summary subsuming the first.
     assert [after[n] for n in (6, 7, 8)] == [1, 1, 1]

@@ -201,8 +201,8 @@ def turns_since(turns: Iterable[Turn], compaction: PriorCompaction | None) -> li
     """The turns completed since the latest compaction was written (all of them without one).
 
     Counted from when it happened, not from the end of the range it summarized: the K turns it
-    kept verbatim do not count again (the adaptive-compaction document compacts at turn 4,
-    then at turn 8, with ``min_turns`` 4 and K 2)."""
+    kept verbatim do not count again: with ``min_turns`` 4 and K 2, compaction after turn 4,
+    then after turn 8 (docs/compaction.md, "Post-turn compaction", item 1)."""
     if compaction is None:
         return list(turns)
     return [t for t in turns if t.first_timestamp > compaction.written_at]

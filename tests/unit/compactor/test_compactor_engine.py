@@ -111,9 +111,9 @@ async def test_probe_compress_appends_a_summary_keeping_k_turns(
 async def test_the_documents_sequence_compacts_at_turn_4_then_at_turn_8(
     api: DecisionsServer, probe: DecisionsApiClient
 ) -> None:
-    """The adaptive-compaction document's example (section 6): min_turns 4, K 2, every probe
-    saying COMPRESS: summary 1 covers turns 1-2 after turn 4, summary 2 turns 1-6 after turn
-    8, and no probe runs in between."""
+    """The sequence of docs/compaction.md ("Post-turn compaction", item 1): min_turns 4, K 2,
+    every probe saying COMPRESS: summary 1 covers turns 1-2 after turn 4, summary 2 turns 1-6
+    after turn 8, and no probe runs in between."""
     api.default = Reply(body=answer(0.9))
     llm = ScriptedLlm(replies=["Summary of turns 1-2.", "Summary of turns 1-6."])
     s = SessionEvents()

@@ -1,4 +1,4 @@
-"""``POST /chat``'s body: the session-lifecycle document's ``mode`` is accepted, checked against
+"""``POST /chat``'s body: ``mode`` (docs/research.md, "Path of a turn") is accepted, checked against
 the scope it needs, and carried into the turn's scope; a bad one is the gateway's usual 422.
 
 The body goes through the gateway's own model and error handlers on a bare app (the route's
