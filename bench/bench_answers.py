@@ -63,6 +63,11 @@ _CITE = re.compile(r"\[(\d{1,3})(?:\s*,\s*p+\.?\s*(\d{1,4}))?")
 _NO_EVIDENCE = re.compile(r"no evidence|no passages|does not (?:cover|answer)|not found", re.I)
 
 
+def read_jsonl(name: str) -> list[dict[str, Any]]:
+    """A file of bench/data, a JSON object a line."""
+    return [json.loads(x) for x in (DATA / name).read_text().splitlines() if x.strip()]
+
+
 def content_words(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) >= 3 and w not in _STOP}
 
@@ -196,14 +201,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     zotero_dir = zotero_fixture.every_paper_library(workdir / "Zotero")
     for stale in ("sessions.db", "sessions.db-wal", "sessions.db-shm"):
         (zotero_dir / "zocrates-data" / stale).unlink(missing_ok=True)
-    questions = [
-        json.loads(x)
-        for x in (DATA / "answer_questions.jsonl").read_text().splitlines()
-        if x.strip()
-    ]
-    conversations = [
-        json.loads(x) for x in (DATA / "conversations.jsonl").read_text().splitlines() if x.strip()
-    ]
+    questions = read_jsonl("answer_questions.jsonl")
+    conversations = read_jsonl("conversations.jsonl")
     if args.limit:
         questions, conversations = questions[: args.limit], conversations[: max(1, args.limit // 5)]
     code = pathlib.Path(args.code or ROOT).resolve()
@@ -365,14 +364,7 @@ def main() -> None:
     if args.save:
         pathlib.Path(args.save).write_text(json.dumps(summary, indent=1))
     report(summary)
-    calibration(
-        summary,
-        [
-            json.loads(x)
-            for x in (DATA / "answer_questions.jsonl").read_text().splitlines()
-            if x.strip()
-        ],
-    )
+    calibration(summary, read_jsonl("answer_questions.jsonl"))
     sys.exit(check_goals(goals(summary), check=args.check))
 
 

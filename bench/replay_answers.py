@@ -30,7 +30,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from bench_answers import DATA, abstained, coverage, page_hit, sentence_hit
+from bench_answers import abstained, coverage, page_hit, read_jsonl, sentence_hit
 
 from services.agent.research.offline_answer import compose_answer
 from services.agent.research.offline_sentences import parse_blocks
@@ -75,14 +75,8 @@ class CachedCrossEncoder:
 
 def _turns() -> list[tuple[str, dict[str, Any] | None]]:
     """Every turn bench_answers.py asks, in its order: (kind, scored question or None)."""
-    questions = [
-        json.loads(x)
-        for x in (DATA / "answer_questions.jsonl").read_text().splitlines()
-        if x.strip()
-    ]
-    conversations = [
-        json.loads(x) for x in (DATA / "conversations.jsonl").read_text().splitlines() if x.strip()
-    ]
+    questions = read_jsonl("answer_questions.jsonl")
+    conversations = read_jsonl("conversations.jsonl")
     out: list[tuple[str, dict[str, Any] | None]] = [(q["kind"], q) for q in questions]
     for c in conversations:
         for i, turn in enumerate(c["turns"]):
