@@ -6,6 +6,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+RUN_STAMP := $(VENV)/.installed-run
 PLUGIN := zotero-plugin
 PLUGIN_STAMP := $(PLUGIN)/node_modules/.installed
 
@@ -20,9 +21,17 @@ $(STAMP): pyproject.toml requirements/constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -c requirements/constraints.txt -e '.[dev]'
-	@touch $(STAMP)
+	@touch $(STAMP) $(RUN_STAMP)
 
-venv: $(STAMP) ## Create .venv and install Zocrates with its pinned dependencies
+# What running needs and nothing more: the services and the reranker's ONNX models (`ml`), no
+# torch, no test or lint tools. `make test` (through $(STAMP)) adds the rest to the same .venv.
+$(RUN_STAMP): pyproject.toml requirements/constraints.txt
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -c requirements/constraints.txt -e '.[ml]'
+	@touch $(RUN_STAMP)
+
+venv: $(STAMP) ## Create .venv and install Zocrates with its pinned dependencies and dev tools
 
 $(PLUGIN_STAMP): $(PLUGIN)/package.json $(PLUGIN)/package-lock.json
 	cd $(PLUGIN) && npm ci --no-audit --no-fund
@@ -33,7 +42,7 @@ plugin-deps: $(PLUGIN_STAMP) ## Install the Zotero plugin's pinned npm packages
 plugin: $(PLUGIN_STAMP) ## Build the Zotero plugin: zotero-plugin/build/zocrates.xpi
 	cd $(PLUGIN) && npm run build
 
-run: $(STAMP) ## Start every service on embedded defaults (Ctrl-C stops them)
+run: $(RUN_STAMP) ## Start every service on embedded defaults (Ctrl-C stops them); installs only what running needs
 	$(BIN)/zocrates run
 
 test: $(STAMP) $(PLUGIN_STAMP) ## Run the whole test suite (needs ZOCRATES_TEST_REDIS_URL / _POSTGRES_URL or Docker)
