@@ -7,6 +7,8 @@ import logging
 import sys
 import time
 
+from opentelemetry import trace
+
 
 class _JsonFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
@@ -17,6 +19,12 @@ class _JsonFormatter(logging.Formatter):
             "logger": record.name,
             "message": record.getMessage(),
         }
+        # The trace this line belongs to, so a log collector joins it to the trace in Phoenix or
+        # any OTLP backend. Set even without an exporter: the caller's traceparent is carried.
+        context = trace.get_current_span().get_span_context()
+        if context.is_valid:
+            payload["trace_id"] = format(context.trace_id, "032x")
+            payload["span_id"] = format(context.span_id, "016x")
         if record.exc_info:
             payload["exc"] = self.formatException(record.exc_info)
         return json.dumps(payload, ensure_ascii=False)
