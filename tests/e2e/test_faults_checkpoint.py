@@ -40,7 +40,6 @@ import pytest
 
 from services.common import ports
 from tests.support.fault_stack import FAST_MODELS, FaultStack
-from tests.support.load import model_config
 from tests.support.openai_server import serve_openai
 from tests.support.processes import wait_checks
 from tests.support.research_model import ANSWER_OPENING, MISSING, Model
@@ -77,14 +76,7 @@ def faults(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Faults]:
     stack.service_env["agent"] = {"ZOCRATES_SESSIONS_ADDR": f"127.0.0.1:{tap.port}"}
     with serve_openai(Model(extend=True), keep_alive=True) as model:
         try:
-            stack.start_all()
-            api = stack.api()
-            assert api.put("/config", json=model_config(model.api_base)).status_code == 200
-            status, events, refusal = post_stream_sync(
-                api, "/library/sync", {"follow_embedding": True}
-            )
-            assert status == 200 and events[-1][0] == "done", (refusal, events[-1:])
-            assert events[-1][1]["added"] == len(FILES)
+            api = stack.start_indexed(model.api_base)
             yield Faults(stack, api, tap)
             api.close()
         finally:

@@ -40,7 +40,6 @@ import pytest
 from services.agent.research.agents import SEARCH_SUBAGENT
 from tests.support import zotero_fixture as zf
 from tests.support.fault_stack import FAST_MODELS, FaultStack
-from tests.support.load import model_config
 from tests.support.openai_server import Reply, serve_openai
 from tests.support.processes import wait_checks
 from tests.support.research_model import ANSWER_OPENING, Model, role_of
@@ -95,14 +94,7 @@ def faults(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Faults]:
     responder = Responder()
     with serve_openai(responder, keep_alive=True) as model:
         try:
-            stack.start_all()
-            api = stack.api()
-            assert api.put("/config", json=model_config(model.api_base)).status_code == 200
-            status, events, refusal = post_stream_sync(
-                api, "/library/sync", {"follow_embedding": True}
-            )
-            assert status == 200 and events[-1][0] == "done", (refusal, events[-1:])
-            assert events[-1][1]["added"] == len(FIRST)
+            api = stack.start_indexed(model.api_base)
             # A first turn, so the figures below do not include the agent's first-chat set-up.
             warm = api.post("/sessions", json={"title": "warm-up"}).json()["session"]["id"]
             _answers(_chat(api, warm)[1])

@@ -23,8 +23,10 @@ from services.common import ports
 from services.gateway.locks.redis_chat_lock import RedisChatLock
 from services.stack.cli import stack_specs
 from tests.support import zotero_fixture as zf
+from tests.support.load import model_config
 from tests.support.ports import free_base_port
 from tests.support.processes import spawn, stop, wait_checks, wait_http
+from tests.support.sse import post_stream_sync
 
 START_ORDER = ("redis", "reranker", "sessions", "agent", "compactor", "gateway")
 # An embedder that is quick on two shared cores (the fault tests need the embedding phase to
@@ -52,6 +54,7 @@ class FaultStack:
         service_env: Mapping[str, Mapping[str, str]] | None = None,
     ) -> None:
         self.root = root
+        self.files, self.trashed = tuple(files), tuple(trashed)
         self.zotero = root / "zotero"
         zf.build_zotero_library(self.zotero, files=files, trashed=trashed)
         self.base = free_base_port()
@@ -105,6 +108,18 @@ class FaultStack:
         for name in START_ORDER:
             self.start(name)
         wait_checks(self.gateway_ready, timeout=60, startup_maintenance=True, compactor=True)
+
+    def start_indexed(self, model_api_base: str) -> httpx.Client:
+        """Every service started, the remote model at ``model_api_base`` configured and the
+        library synced to its end (embeddings included); the gateway's client, to close."""
+        self.start_all()
+        api = self.api()
+        assert api.put("/config", json=model_config(model_api_base)).status_code == 200
+        status, events, refusal = post_stream_sync(api, "/library/sync", {"follow_embedding": True})
+        assert status == 200 and events[-1][0] == "done", (refusal, events[-1:])
+        in_library = [f for f in self.files if f not in self.trashed]
+        assert events[-1][1]["added"] == len(in_library), (events[-1], in_library)
+        return api
 
     def kill(self, name: str) -> None:
         """SIGKILL: no clean-up of any kind."""
