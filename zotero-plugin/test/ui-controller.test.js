@@ -610,4 +610,15 @@ describe("controller: notices", () => {
     }
     assert.deepEqual(noticeFrom({ code: "no_such_code" }).actions, []);
   });
+
+  test("a turn cut off by a broken stream or a lost sessions service offers to reload the chat", async () => {
+    // The turn may have stored its card or answer before the error reached the pane.
+    const { turnErrorActions } = await import("../src/ui/notices.js");
+    for (const code of ["stream_interrupted", "sessions_unavailable", "sessions_timeout"]) {
+      assert.deepEqual(turnErrorActions(code), ["reload"], code);
+    }
+    for (const code of ["invalid_request", "model_error", "agent_unavailable", undefined]) {
+      assert.deepEqual(turnErrorActions(code), [], String(code));
+    }
+  });
 });

@@ -15,6 +15,7 @@ import { clear, fill } from "./dom.js";
 import { createAnswerFoot } from "./answer-foot.js";
 import { splitOfflineNotice, truncate } from "./format.js";
 import { icon } from "./icons.js";
+import { turnErrorActions } from "./notices.js";
 import { liveActivity, stepRows, stepsHeadline } from "./steps.js";
 
 const STATUS = {
@@ -292,7 +293,7 @@ export function createMessagesView(ctx, { noticeBody }) {
       p.errorKey = errKey;
       p.error.hidden = !errKey;
       if (errKey) {
-        const actions = m.error.code === "stream_interrupted" ? ["reload"] : [];
+        const actions = turnErrorActions(m.error.code);
         fill(
           h,
           p.error,

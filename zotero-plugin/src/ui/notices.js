@@ -24,6 +24,21 @@ export const NOTICE_ACTIONS = Object.freeze({
   sessions_timeout: ["retry"],
 });
 
+/**
+ * What the error that ended a turn's stream offers in its bubble. A broken stream, or a
+ * sessions service that went away or timed out mid-turn, may have come after the turn wrote
+ * what it had (a checkpoint card, an answer): reloading the chat shows what was kept.
+ */
+const TURN_RELOAD_CODES = new Set([
+  Codes.STREAM_INTERRUPTED,
+  "sessions_unavailable",
+  "sessions_timeout",
+]);
+
+export function turnErrorActions(code) {
+  return TURN_RELOAD_CODES.has(code) ? ["reload"] : [];
+}
+
 /** A notice from an error (a GatewayError, an SSE error's data, or any Error). */
 export function noticeFrom(error, extra = {}) {
   const code = error?.code || "error";
