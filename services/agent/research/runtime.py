@@ -105,7 +105,7 @@ class ResearchRuntime:
                 online_tool=self.online_tool if c.online_search_enabled else None,
                 reranker=self.reranker,
                 harness=self.harness,
-                usage=lambda role: usage_recorder(specs[role]),
+                usage=lambda role: usage_recorder(specs[role], role=role),
                 synthesizer_thinking=thinking,
             )
             runner = Runner(

@@ -9,7 +9,7 @@ from google.adk.runners import Runner
 from google.adk.sessions.in_memory_session_service import InMemorySessionService
 from google.genai import types
 
-from services.agent.research.usage import usage_recorder
+from services.agent.research.usage import MODEL_CALLS, MODEL_COST, MODEL_TOKENS, usage_recorder
 from services.common.model_prices import call_cost
 from services.common.models import price_name
 from services.common.turn_usage import USAGE_KEY, turn_usage
@@ -29,13 +29,13 @@ def _reply(tokens_in: int, tokens_out: int, thoughts: int | None = None) -> LlmR
     )
 
 
-async def _stored_events(spec: str, *replies: LlmResponse) -> list:
+async def _stored_events(spec: str, *replies: LlmResponse, role: str = "coordinator") -> list:
     sessions = InMemorySessionService()
     agent = LlmAgent(
         name="coordinator",
         model=ScriptedToolLlm(replies=list(replies)),
         instruction="Answer.",
-        after_model_callback=usage_recorder(spec),
+        after_model_callback=usage_recorder(spec, role=role),
     )
     runner = Runner(app_name=APP, agent=agent, session_service=sessions)
     session = await sessions.create_session(app_name=APP, user_id=USER)
@@ -94,3 +94,31 @@ async def test_an_unpriced_model_keeps_its_tokens_without_a_cost() -> None:
         "output_tokens": 60,
         "cost_usd": None,
     }
+
+
+def _value(metric, **labels: str) -> float:  # type: ignore[no-untyped-def]
+    return metric.labels(**labels)._value.get()
+
+
+async def test_each_call_counts_in_the_metrics_by_role_and_model() -> None:
+    model = "openai/gpt-4o-mini"
+    before = (
+        _value(MODEL_CALLS, role="synthesizer", model=model),
+        _value(MODEL_TOKENS, role="synthesizer", model=model, kind="input"),
+        _value(MODEL_TOKENS, role="synthesizer", model=model, kind="output"),
+        _value(MODEL_COST, role="synthesizer", model=model),
+        _value(MODEL_CALLS, role="coordinator", model=model),
+    )
+    await _stored_events(model, _reply(1000, 100), _reply(500, 50), role="synthesizer")
+    after = (
+        _value(MODEL_CALLS, role="synthesizer", model=model),
+        _value(MODEL_TOKENS, role="synthesizer", model=model, kind="input"),
+        _value(MODEL_TOKENS, role="synthesizer", model=model, kind="output"),
+        _value(MODEL_COST, role="synthesizer", model=model),
+        _value(MODEL_CALLS, role="coordinator", model=model),
+    )
+    cost = call_cost(model, input_tokens=1000, output_tokens=100)
+    cost2 = call_cost(model, input_tokens=500, output_tokens=50)
+    assert cost is not None and cost2 is not None
+    deltas = [round(a - b, 9) for a, b in zip(after, before, strict=True)]
+    assert deltas == [2, 1500, 150, round(cost + cost2, 9), 0]
