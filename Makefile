@@ -7,10 +7,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 RUN_STAMP := $(VENV)/.installed-run
+PHOENIX_VENV := .venv-phoenix
+PHOENIX_STAMP := $(PHOENIX_VENV)/.installed
 PLUGIN := zotero-plugin
 PLUGIN_STAMP := $(PLUGIN)/node_modules/.installed
 
-.PHONY: help venv run test test-unit test-integration test-e2e test-plugin plugin plugin-deps \
+.PHONY: help venv run phoenix phoenix-deps test test-unit test-integration test-e2e test-plugin plugin plugin-deps \
 	protos protos-check wire-golden wire-golden-check lint fmt clean
 
 help: ## List every target
@@ -33,6 +35,18 @@ $(RUN_STAMP): pyproject.toml requirements/constraints.txt
 
 venv: $(STAMP) ## Create .venv and install Zocrates with its pinned dependencies and dev tools
 
+# Arize Phoenix pins what the project pins differently (requirements/phoenix.txt): its own venv.
+$(PHOENIX_STAMP): requirements/phoenix.txt
+	@test -x $(PHOENIX_VENV)/bin/python || $(PYTHON) -m venv $(PHOENIX_VENV)
+	$(PHOENIX_VENV)/bin/pip install --quiet --upgrade pip
+	$(PHOENIX_VENV)/bin/pip install --quiet -r requirements/phoenix.txt
+	@touch $(PHOENIX_STAMP)
+
+phoenix-deps: $(PHOENIX_STAMP) ## Install Arize Phoenix into .venv-phoenix (tests/e2e/test_phoenix.py needs it)
+
+phoenix: $(PHOENIX_STAMP) ## Serve Arize Phoenix: UI on http://127.0.0.1:6006, OTLP on :4317 (services started after it find it)
+	PHOENIX_HOST=127.0.0.1 PHOENIX_WORKING_DIR=$${PHOENIX_WORKING_DIR:-$$HOME/.phoenix} $(PHOENIX_VENV)/bin/phoenix serve
+
 $(PLUGIN_STAMP): $(PLUGIN)/package.json $(PLUGIN)/package-lock.json
 	cd $(PLUGIN) && npm ci --no-audit --no-fund
 	@touch $(PLUGIN_STAMP)
@@ -45,7 +59,7 @@ plugin: $(PLUGIN_STAMP) ## Build the Zotero plugin: zotero-plugin/build/zocrates
 run: $(RUN_STAMP) ## Start every service on embedded defaults (Ctrl-C stops them); installs only what running needs
 	$(BIN)/zocrates run
 
-test: $(STAMP) $(PLUGIN_STAMP) ## Run the whole test suite (needs ZOCRATES_TEST_REDIS_URL / _POSTGRES_URL or Docker)
+test: $(STAMP) $(PLUGIN_STAMP) $(PHOENIX_STAMP) ## Run the whole test suite (needs ZOCRATES_TEST_REDIS_URL / _POSTGRES_URL or Docker)
 	$(BIN)/pytest
 	cd $(PLUGIN) && npm test
 
@@ -58,7 +72,7 @@ test-unit: $(STAMP) ## Run the unit tests only (no servers)
 test-integration: $(STAMP) ## Run the integration tests (real services in-process)
 	$(BIN)/pytest tests/integration
 
-test-e2e: $(STAMP) ## Run the end-to-end tests (real processes)
+test-e2e: $(STAMP) $(PHOENIX_STAMP) ## Run the end-to-end tests (real processes)
 	$(BIN)/pytest tests/e2e
 
 protos: $(STAMP) ## Regenerate the gRPC code in protos/gen from protos/zocrates
@@ -87,5 +101,5 @@ fmt: $(STAMP) $(PLUGIN_STAMP) ## Format and auto-fix with ruff, prettier and esl
 	cd $(PLUGIN) && npm run --silent format
 
 clean: ## Remove the virtual environment and caches
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info \
+	rm -rf $(VENV) $(PHOENIX_VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info \
 		$(PLUGIN)/node_modules $(PLUGIN)/build

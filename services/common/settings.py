@@ -52,8 +52,9 @@ class CommonSettings(BaseSettings):
     otlp_endpoint: str | None = Field(
         default=None,
         description=(
-            "OTLP/gRPC endpoint for traces (e.g. http://127.0.0.1:4317). Unset: no tracing "
-            "exporter and no overhead."
+            "OTLP/gRPC endpoint for traces (e.g. http://127.0.0.1:4317); off (or none, false, "
+            "0, empty) disables tracing. Unset: Phoenix's collector at 127.0.0.1:4317 "
+            "(PHOENIX_GRPC_PORT) if one listens at start, else no exporter and no overhead."
         ),
     )
 

@@ -2,7 +2,9 @@
 ZOCRATES_OTLP_ENDPOINT set, a chat sent with a caller's W3C traceparent, and a local collector
 speaking OTLP's real wire format receives spans from the gateway, the agent (its gRPC handler
 and ADK's own agent/LLM/tool spans), the sessions service, the reranker and the compactor (its
-envelope gate opened for the test), all in the caller's trace."""
+envelope gate opened for the test), all in the caller's trace. Every span reaches the collector
+with an OpenInference kind, and the pipeline's ``rerank_evidence`` span holds the reranker
+service's spans of its calls."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from concurrent import futures
 import grpc
 import httpx
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2_grpc
+from opentelemetry.proto.trace.v1 import trace_pb2
 
 from tests.e2e.test_tracing_export import _Collector
 from tests.support import zotero_fixture as zf
@@ -25,8 +28,36 @@ from tests.support.processes import ROOT, ZOCRATES, zocrates_run
 TRACE_ID = "5bf92f3577b34da6a3ce929d0e0e4737"
 
 
+class _KindCollector(_Collector):
+    """Also keeps each span by id: (service, name, trace id, parent id, OpenInference kind)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.details: dict[bytes, tuple[str, str, bytes, bytes, str]] = {}
+
+    def Export(self, request, context):  # type: ignore[no-untyped-def]
+        for resource_spans in request.resource_spans:
+            service = next(
+                a.value.string_value
+                for a in resource_spans.resource.attributes
+                if a.key == "service.name"
+            )
+            for scope in resource_spans.scope_spans:
+                for span in scope.spans:
+                    self.details[span.span_id] = (
+                        service, span.name, span.trace_id, span.parent_span_id, _kind(span)
+                    )  # fmt: skip
+        return super().Export(request, context)
+
+
+def _kind(span: trace_pb2.Span) -> str:
+    return next(
+        (a.value.string_value for a in span.attributes if a.key == "openinference.span.kind"), ""
+    )
+
+
 def test_a_research_turn_is_one_trace_across_the_services(tmp_path: pathlib.Path) -> None:
-    collector = _Collector()
+    collector = _KindCollector()
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
     trace_service_pb2_grpc.add_TraceServiceServicer_to_server(collector, server)
     otlp_port = server.add_insecure_port("127.0.0.1:0")
@@ -98,3 +129,17 @@ def test_a_research_turn_is_one_trace_across_the_services(tmp_path: pathlib.Path
     assert any("search_library" in name for name in agent_spans), agent_spans
     assert any("search_corpus" in name for name in agent_spans), agent_spans
     assert all(parent for _, _, _, parent in spans)  # every span hangs off the caller's
+    # Every span of ours and ADK's has a kind; the rerank is a span of its own in the pipeline.
+    details = {i: d for i, d in collector.details.items() if d[2].hex() == TRACE_ID}
+    assert all(d[4] for d in details.values()), [(d[0], d[1]) for d in details.values() if not d[4]]
+    kinds = {(d[0], d[1].split(" ")[0]): d[4] for d in details.values()}
+    assert kinds[("zocrates-agent", "invoke_agent")] == "AGENT"
+    assert kinds[("zocrates-agent", "generate_content")] == "LLM"
+    assert kinds[("zocrates-agent", "execute_tool")] == "TOOL"
+    (rerank_id,) = [i for i, d in details.items() if d[1] == "rerank_evidence"]
+    assert details[details[rerank_id][3]][1] == "invoke_node search_library_pipeline"
+    # The reranker service's own spans continue the rerank_evidence span's calls.
+    calls = [d for d in details.values() if d[3] == rerank_id]
+    assert calls and {(d[0], d[1], d[4]) for d in calls} == {
+        ("zocrates-reranker", "reranker/Rerank", "RERANKER")
+    }

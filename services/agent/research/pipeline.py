@@ -62,13 +62,16 @@ from services.common.adk.internals import (
     NodeInterruptedError,
     invocation_context,
 )
+from services.common.adk.telemetry import child_node_span
 from services.common.errors import ZocratesError
+from services.common.tracing_enrich import CHAIN, OI_KIND, WORKFLOW, ZOCRATES_KIND, task_span
 
 logger = logging.getLogger(__name__)
 
 PIPELINE_NODE = "search_library_pipeline"
 EXTEND = "extend_budget"
 SYNTHESIZE = "synthesize"
+RERANK_SPAN = "rerank_evidence"
 
 
 @dataclass
@@ -111,25 +114,35 @@ def build_search_pipeline(deps: PipelineDeps) -> Any:
         request), and the per-query rankings are interleaved: a question with two aspects gets
         the best evidence of each, instead of only passages that mention both.
         """
-        ranked = None
-        if deps.reranker is not None and evidence:
-            groups: dict[str, list[dict[str, Any]]] = {}
-            for piece in evidence:
-                query = str(piece.get("query") or "") if piece.get("kind") == "chunk" else ""
-                groups.setdefault(query or request, []).append(piece)
-            reranker = deps.reranker
-            try:
-                rankings = await asyncio.gather(
-                    *(
-                        reranker.rerank(query, [(p["id"], p["text"]) for p in pieces])
-                        for query, pieces in groups.items()
+        with task_span(RERANK_SPAN, {"zocrates.rerank.passages": len(evidence)}) as span:
+            ranked = None
+            fallback = "no_reranker" if deps.reranker is None else "no_evidence"
+            if deps.reranker is not None and evidence:
+                groups: dict[str, list[dict[str, Any]]] = {}
+                for piece in evidence:
+                    query = str(piece.get("query") or "") if piece.get("kind") == "chunk" else ""
+                    groups.setdefault(query or request, []).append(piece)
+                span.set_attribute("zocrates.rerank.groups", len(groups))
+                reranker = deps.reranker
+                try:
+                    rankings = await asyncio.gather(
+                        *(
+                            reranker.rerank(query, [(p["id"], p["text"]) for p in pieces])
+                            for query, pieces in groups.items()
+                        )
                     )
-                )
-            except ZocratesError as exc:
-                logger.warning("rerank failed (%s); using retrieval order", exc.code)
-            else:
-                ranked = ev.interleave(list(rankings))
-        return ev.select_evidence(evidence, ranked, ceilings)
+                except ZocratesError as exc:
+                    logger.warning("rerank failed (%s); using retrieval order", exc.code)
+                    fallback = exc.code
+                else:
+                    ranked = ev.interleave(list(rankings))
+            # Retrieval order stands in when there is no cross-encoder order.
+            span.set_attribute("zocrates.rerank.fallback", ranked is None)
+            if ranked is None:
+                span.set_attribute("zocrates.rerank.fallback_reason", fallback)
+            selected = ev.select_evidence(evidence, ranked, ceilings)
+            span.set_attribute("zocrates.rerank.selected", len(selected))
+            return selected
 
     @node(name=PIPELINE_NODE, rerun_on_resume=True)
     async def search_library_pipeline(ctx: Context, node_input: dict[str, Any]) -> Any:
@@ -216,31 +229,44 @@ def build_search_pipeline(deps: PipelineDeps) -> Any:
                         words=words,
                         extension_requested=requested,
                     )
-                    await ctx.run_node(
-                        persist_hitl_snapshot,
-                        node_input={
-                            "invocation_id": ctx.invocation_id,
-                            "request": request,
-                            "evidence": evidence,
-                            "search_report": report,
-                            "extension_count": extension_count,
-                            "tool_count": calls,
-                            "words": words,
-                            "extension_requested": requested,
-                            "isolation_scope": scope,
-                            "completed_extensions": list(completed_extensions),
-                            "ceilings": ceilings.to_dict(),
-                            "initial_ceilings": initial.to_dict(),
-                            "seen_chunk_ids": list(ctx.state.get(sk.TEMP_SEEN_CHUNK_IDS) or []),
-                            "seen_assets": list(ctx.state.get(sk.TEMP_SEEN_ASSETS) or []),
+                    checkpoint_span = child_node_span(
+                        ctx,
+                        f"checkpoint_{extension_count}",
+                        {
+                            OI_KIND: CHAIN,
+                            ZOCRATES_KIND: WORKFLOW,
+                            "zocrates.checkpoint.interrupt_id": interrupt_id,
+                            "zocrates.checkpoint.trigger": str(payload.get("trigger") or ""),
+                            "zocrates.checkpoint.extension_count": extension_count,
+                            "zocrates.checkpoint.tool_calls_used": calls,
                         },
-                        run_id=f"snapshot_{extension_count}",
                     )
-                    await ctx.run_node(
-                        search_budget_checkpoint,
-                        node_input={"interrupt_id": interrupt_id, "payload": payload},
-                        run_id=f"checkpoint_{extension_count}",
-                    )
+                    with checkpoint_span:
+                        await ctx.run_node(
+                            persist_hitl_snapshot,
+                            node_input={
+                                "invocation_id": ctx.invocation_id,
+                                "request": request,
+                                "evidence": evidence,
+                                "search_report": report,
+                                "extension_count": extension_count,
+                                "tool_count": calls,
+                                "words": words,
+                                "extension_requested": requested,
+                                "isolation_scope": scope,
+                                "completed_extensions": list(completed_extensions),
+                                "ceilings": ceilings.to_dict(),
+                                "initial_ceilings": initial.to_dict(),
+                                "seen_chunk_ids": list(ctx.state.get(sk.TEMP_SEEN_CHUNK_IDS) or []),
+                                "seen_assets": list(ctx.state.get(sk.TEMP_SEEN_ASSETS) or []),
+                            },
+                            run_id=f"snapshot_{extension_count}",
+                        )
+                        await ctx.run_node(
+                            search_budget_checkpoint,
+                            node_input={"interrupt_id": interrupt_id, "payload": payload},
+                            run_id=f"checkpoint_{extension_count}",
+                        )
                     raise RuntimeError("the checkpoint returned without pausing")
                 if decision.get("action") != EXTEND:
                     guidance = str(decision.get("guidance") or "")
