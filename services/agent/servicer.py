@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
+from prometheus_client import Counter
 from zocrates.agent.v1 import agent_pb2 as pb
 from zocrates.agent.v1 import agent_pb2_grpc as pb_grpc
 
@@ -17,7 +18,17 @@ from services.agent.library.library import Library
 from services.agent.research.runtime import ResearchRuntime
 from services.agent.research.wire import WireEvent
 from services.common.errors import InvalidArgument
+from services.common.metrics import REGISTRY
 from services.common.turn_scope import IMAGE_SNIPPET, TEXT_SNIPPET, TurnScope
+
+AGENT_TURNS = Counter(
+    "zocrates_agent_turns_total",
+    "Research turn streams the agent ran, by rpc ('chat', 'resume') and how they ended: "
+    "'completed', 'paused' (at a checkpoint), 'failed' (raised after it started) or "
+    "'cancelled' (the caller went away). Refusals before the turn starts are not counted.",
+    ["rpc", "outcome"],
+    registry=REGISTRY,
+)
 
 
 def _embedding_phase(e: dict[str, Any]) -> pb.EmbeddingPhase:
@@ -85,12 +96,27 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
             raise InvalidArgument("This agent was started without research turns.")
         return self._research
 
-    async def _relay(self, events: AsyncIterator[WireEvent]) -> AsyncIterator[pb.ChatEvent]:
+    async def _relay(
+        self, rpc: str, events: AsyncIterator[WireEvent]
+    ) -> AsyncIterator[pb.ChatEvent]:
         # Closed explicitly: when gRPC cancels the handler, the turn must unwind now (abort the
         # run, release the session) rather than whenever the generator is collected.
-        async with contextlib.aclosing(events):  # type: ignore[type-var]
-            async for kind, data in events:
-                yield _chat_event(kind, data)
+        outcome = "cancelled"
+        started = False
+        try:
+            async with contextlib.aclosing(events):  # type: ignore[type-var]
+                async for kind, data in events:
+                    if kind == "started":
+                        started = True
+                    elif kind == "done":
+                        outcome = "paused" if data.get("status") == "paused" else "completed"
+                    yield _chat_event(kind, data)
+        except Exception:
+            outcome = "failed"
+            raise
+        finally:
+            if started:
+                AGENT_TURNS.labels(rpc, outcome).inc()
 
     async def Chat(
         self, request: pb.ChatRequest, context: grpc.aio.ServicerContext
@@ -110,7 +136,7 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
             prompt=request.prompt,
             scope=scope,
         )
-        async for event in self._relay(events):
+        async for event in self._relay("chat", events):
             yield event
 
     async def Resume(
@@ -131,7 +157,7 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
             interrupt_id=request.interrupt_id,
             response=response,
         )
-        async for event in self._relay(events):
+        async for event in self._relay("resume", events):
             yield event
 
     async def Rewind(

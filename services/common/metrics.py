@@ -34,3 +34,24 @@ HTTP_LATENCY = Histogram(
     buckets=_LATENCY_BUCKETS,
     registry=REGISTRY,
 )
+
+# The sample names a metric family of each type exposes (prometheus_client's text format).
+_SAMPLE_SUFFIXES = {
+    "counter": ("_total", "_created"),
+    "gauge": ("",),
+    "histogram": ("_bucket", "_count", "_sum", "_created"),
+    "summary": ("", "_count", "_sum", "_created"),
+    "info": ("_info",),
+    "stateset": ("",),
+    "gaugehistogram": ("_bucket", "_gcount", "_gsum"),
+    "unknown": ("",),
+}
+
+
+def exported_names(registry: CollectorRegistry = REGISTRY) -> set[str]:
+    """Every sample name ``registry`` can expose (``x_total``, ``x_bucket``, ...), whether or
+    not a labelled metric has a series yet: what a PromQL expression may name."""
+    names: set[str] = set()
+    for family in registry.collect():
+        names.update(family.name + s for s in _SAMPLE_SUFFIXES.get(family.type, ("",)))
+    return names

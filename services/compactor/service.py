@@ -33,6 +33,7 @@ from services.common.adk.turns import compaction_figures
 from services.common.app_config import ConfigStore, ZocratesConfig
 from services.common.errors import NotFound, ZocratesError
 from services.common.models import resolve_model
+from services.compactor import metrics
 from services.compactor.decision import (
     RUBRIC_INSTRUCTIONS,
     Decision,
@@ -230,6 +231,12 @@ class Compactor:
             )
         except ZocratesError as exc:  # the summarizer's model failed: fail open
             logger.warning("compaction of %s failed open: %s", session_id, exc)
+            metrics.record_evaluation(
+                outcome="failed_open",
+                reason=exc.code,
+                gate="none",
+                seconds=time.perf_counter() - started,
+            )
             return self._result("failed_open", exc.code, None, started)
         result_kind = _kind(outcome)
         reason = outcome.reason
@@ -256,6 +263,12 @@ class Compactor:
                 )
         result = self._result(result_kind, reason, outcome, started)
         result["compaction_event_id"] = event_id
+        metrics.record_evaluation(
+            outcome=result_kind,
+            reason=reason,
+            gate=outcome.gate.outcome,
+            seconds=time.perf_counter() - started,
+        )
         level = logging.INFO if result_kind in ("compacted", "continue") else logging.DEBUG
         logger.log(
             level,

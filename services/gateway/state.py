@@ -13,6 +13,7 @@ from services.agent.client import AgentClient
 from services.common.app_config import ConfigStore, ZocratesConfig
 from services.common.errors import ZocratesError
 from services.compactor.client import CompactorClient
+from services.gateway import metrics
 from services.gateway.config import GatewaySettings
 from services.gateway.locks.base_chat_lock import (
     BaseChatLock,
@@ -61,22 +62,37 @@ class GatewayState:
         wait for it (bounded) instead of failing, so what comes next sees the compacted
         history; any other holder (a turn in flight) is 409 at once."""
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.settings.maintenance_wait_seconds
-        while True:
-            try:
-                return await self._acquire_session(session_id)
-            except MaintenanceRunning:
-                left = max(0.0, deadline - loop.time())
-                if not await self.chat_lock.wait_while_maintenance(wait_seconds=left):
-                    raise MaintenanceRunning(
-                        "Session maintenance (clean-up of old sessions, VACUUM) is still "
-                        "running. Try again in a minute."
-                    ) from None
+        started = loop.time()
+        deadline = started + self.settings.maintenance_wait_seconds
+        waited = [False]  # set when the lock (or the maintenance mark) was in the way
+        result = "error"  # the lock store did not answer
+        try:
+            while True:
+                try:
+                    held = await self._acquire_session(session_id, waited)
+                    result = "waited" if waited[0] else "immediate"
+                    return held
+                except SessionBusy:
+                    result = "busy"
+                    raise
+                except MaintenanceRunning:
+                    waited[0] = True
+                    left = max(0.0, deadline - loop.time())
+                    if not await self.chat_lock.wait_while_maintenance(wait_seconds=left):
+                        result = "maintenance"
+                        raise MaintenanceRunning(
+                            "Session maintenance (clean-up of old sessions, VACUUM) is still "
+                            "running. Try again in a minute."
+                        ) from None
+        finally:
+            metrics.CHAT_LOCK_ACQUISITIONS.labels(result).inc()
+            metrics.CHAT_LOCK_WAIT.labels(result).observe(loop.time() - started)
 
-    async def _acquire_session(self, session_id: str) -> HeldLock:
+    async def _acquire_session(self, session_id: str, waited: list[bool]) -> HeldLock:
         try:
             return await self.chat_lock.acquire(session_id)
         except SessionBusy:
+            waited[0] = True
             if await self.chat_lock.phase(session_id) != COMPACTING:
                 # The previous turn may be letting go this instant (its note is cleared just
                 # before its lock is released): a moment's grace, then 409.

@@ -45,6 +45,21 @@ BATCH_SECONDS = Histogram(
     buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
     registry=REGISTRY,
 )
+REQUEST_ITEMS = Histogram(
+    "zocrates_reranker_request_items",
+    "Items per request submitted to the dynamic batcher (one Rerank or Embed call), by batcher.",
+    ["batcher"],
+    buckets=(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024),
+    registry=REGISTRY,
+)
+REQUEST_SECONDS = Histogram(
+    "zocrates_reranker_request_seconds",
+    "Seconds from submitting a request to the batcher to its last result (queueing, waiting "
+    "for company and the model calls), by batcher.",
+    ["batcher"],
+    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
+    registry=REGISTRY,
+)
 
 
 @dataclass(eq=False)
@@ -97,11 +112,13 @@ class DynamicBatcher(Generic[T, R]):
         if not items:
             return []
         job: _Job[T, R] = _Job(list(items), asyncio.get_running_loop().create_future())
+        REQUEST_ITEMS.labels(self.name).observe(len(job.items))
         self._queue.append(job)
         self._wakeup.set()
         if self._worker is None or self._worker.done():
             self._worker = asyncio.create_task(self._work(), name=f"{self.name}-batcher")
-        return await job.future
+        with REQUEST_SECONDS.labels(self.name).time():
+            return await job.future
 
     def _pending_items(self) -> int:
         return sum(len(j.items) - j.taken for j in self._queue if not j.future.done())

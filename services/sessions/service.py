@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from services.common.adk.internals import set_storage_update_marker
 from services.common.errors import Conflict, InvalidArgument, NotFound
 from services.common.settings import DATA_FOLDER_NAME
+from services.sessions import metrics
 from services.sessions.formatting import format_session_for_ui
 from services.sessions.images import PromptImage, check_digest, find_prompt_image
 from services.sessions.maintenance import (
@@ -265,6 +266,7 @@ class SessionsService:
             )
             if store is self._store:
                 self._owed_vacuum = report.owed
+            metrics.record_maintenance("retention", report)
             return report
 
     @property
@@ -281,4 +283,5 @@ class SessionsService:
             )
             if store is self._store:
                 self._owed_vacuum = report.owed
+            metrics.record_maintenance("deferred_vacuum", report)
             return report

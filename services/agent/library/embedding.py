@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from services.agent.library import metrics
 from services.agent.library.dense import DenseIndex
 from services.agent.library.index_store import IndexStore
 from services.agent.library.search import Embedder
@@ -225,4 +226,5 @@ class EmbeddingQueue:
                     [rows[i][1] for i in keep],
                 )
         self._pending = max(0, self._pending - len(ids))
+        metrics.EMBEDDED_CHUNKS.inc(len(written))
         self._recent.append((time.monotonic(), len(ids)))

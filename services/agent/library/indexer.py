@@ -31,7 +31,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from services.agent.library import index_writes as writes
-from services.agent.library import pdf_text
+from services.agent.library import metrics, pdf_text
 from services.agent.library.extraction import (
     DEFAULT_MEMORY_LIMIT,
     DEFAULT_TIMEOUT,
@@ -171,9 +171,12 @@ class LibraryIndexer:
             async for item_work, extracted in self._extracted(pool, work, unreadable):
                 progress.current = item_work.item.title
                 await asyncio.to_thread(self._write, item_work, extracted)
+                metrics.INDEXED_ATTACHMENTS.labels(extracted.state).inc()
                 if extracted.state == STATE_FAILED:
                     progress.failed += 1
                 else:
+                    metrics.INDEXED_PAGES.inc(len(extracted.pages))
+                    metrics.INDEXED_CHUNKS.inc(len(extracted.chunks))
                     progress.no_text += extracted.state == STATE_NO_TEXT
                     if item_work.is_new:
                         progress.added += 1

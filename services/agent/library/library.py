@@ -17,6 +17,7 @@ import time
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
+from services.agent.library import metrics
 from services.agent.library.dense import ANN_FROM, DenseIndex
 from services.agent.library.embedding import EmbeddingQueue
 from services.agent.library.index_store import IndexStore
@@ -83,6 +84,8 @@ class Library:
         )
         self._sync_progress: SyncProgress | None = None
         self._resume: asyncio.Task[None] | None = None
+        # Items and attachments in the index, counted at open and after each sync (metrics).
+        self.index_counts: dict[str, int] = {}
 
     async def open(self, *, resume_interrupted: bool = True) -> None:
         dropped = await asyncio.to_thread(self.store.reset_embeddings, self.embedding_model)
@@ -94,6 +97,8 @@ class Library:
             )
         await self._reload_dense()
         await asyncio.to_thread(self.embedding.refresh_counts)
+        await self._count_index()
+        metrics.watch(self)
         progress = self.embedding.progress()
         logger.info(
             "library index: %d of %d chunks embedded (%d pending) in %s",
@@ -130,7 +135,12 @@ class Library:
         self.close()
 
     def close(self) -> None:
+        metrics.forget(self)
         self.store.close()
+
+    async def _count_index(self) -> None:
+        counts = await asyncio.to_thread(self.store.counts)
+        self.index_counts = {k: v for k, v in counts.items() if isinstance(v, int)}
 
     async def _reload_dense(self) -> None:
         async with self._dense_lock:
@@ -172,6 +182,8 @@ class Library:
         finally:
             self._sync_progress = None
             self.embedding.wake()  # the bulk embedding waited for the keyword phase
+            with contextlib.suppress(Exception):  # the sync's own error is what matters
+                await self._count_index()
             if last is None or last.updated or last.removed or full:
                 # re-indexed or removed chunks leave vectors behind in memory
                 await self._reload_dense()

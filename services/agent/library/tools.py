@@ -11,6 +11,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from services.agent.library import metrics
 from services.agent.library.index_store import IndexStore
 from services.agent.library.search import LibrarySearch
 from services.common.errors import ZocratesError
@@ -26,6 +27,13 @@ Tool = Callable[..., Awaitable[dict[str, Any]]]
 
 def _error(exc: ZocratesError) -> dict[str, Any]:
     return {"status": "error", "code": exc.code, "message": exc.message}
+
+
+def _counted(tool: str, result: dict[str, Any]) -> dict[str, Any]:
+    """``result``, once the call is counted by its status."""
+    status = "success" if result.get("status") == "success" else "error"
+    metrics.TOOL_CALLS.labels(tool, status).inc()
+    return result
 
 
 def _parse_scope(scope: str | list[str] | None) -> tuple[list[str] | None, str | None]:
@@ -69,8 +77,8 @@ def make_research_tools(search: LibrarySearch, store: IndexStore) -> list[Tool]:
                 query, k=max(1, min(int(k), 50)), item_keys=item_keys, collection_key=collection
             )
         except ZocratesError as exc:
-            return _error(exc)
-        return {
+            return _counted(SEARCH_CORPUS, _error(exc))
+        result = {
             "status": "success",
             "results": [
                 {
@@ -90,6 +98,7 @@ def make_research_tools(search: LibrarySearch, store: IndexStore) -> list[Tool]:
                 for h in hits
             ],
         }
+        return _counted(SEARCH_CORPUS, result)
 
     async def get_document_toc(item_key: str, attachment_key: str | None = None) -> dict[str, Any]:
         """Show a paper's table of contents: its sections and the page each starts on.
@@ -107,7 +116,9 @@ def make_research_tools(search: LibrarySearch, store: IndexStore) -> list[Tool]:
             "page_count", "sections": [{"title", "level", "page"}]}; attachment_keys lists
             every PDF of the paper, main one first.
         """
-        return await asyncio.to_thread(_toc, store, item_key, attachment_key)
+        return _counted(
+            GET_DOCUMENT_TOC, await asyncio.to_thread(_toc, store, item_key, attachment_key)
+        )
 
     async def read_document(
         item_key: str,
@@ -134,8 +145,11 @@ def make_research_tools(search: LibrarySearch, store: IndexStore) -> list[Tool]:
             {"status": "success", "item_key", "attachment_key", "title", "section",
             "start_page", "end_page", "word_count", "pages": [{"page", "text"}]}.
         """
-        return await asyncio.to_thread(
-            _read, store, item_key, section, start_page, end_page, attachment_key
+        return _counted(
+            READ_DOCUMENT,
+            await asyncio.to_thread(
+                _read, store, item_key, section, start_page, end_page, attachment_key
+            ),
         )
 
     search_corpus.__name__ = SEARCH_CORPUS

@@ -22,6 +22,7 @@ from fastapi.responses import Response, StreamingResponse
 
 from services.common.compaction_gate import evaluate_gate
 from services.common.errors import Unavailable, ZocratesError
+from services.gateway import metrics
 from services.gateway.deps import SessionId, State
 from services.gateway.errors import COMMON_ERRORS, PEER_ERRORS, error_response, error_responses
 from services.gateway.schemas.chat import MAX_PROMPT_CHARS, ChatBody, ResumeBody, RewindBody
@@ -62,6 +63,8 @@ async def _stream_turn(
     request: Request,
     session_id: str,
     start: Callable[[], AsyncIterator[tuple[str, dict[str, Any]]]],
+    *,
+    route: str,
 ) -> StreamingResponse:
     """Relay an agent stream as SSE while holding the session's lock.
 
@@ -86,7 +89,8 @@ async def _stream_turn(
     if first is not None and first[0] != "started":
         logger.warning("agent stream began with %r instead of 'started'", first[0])
 
-    turn = {"completed": False}
+    turn: dict[str, Any] = {"completed": False, "outcome": "cancelled"}
+    metrics.ACTIVE_CHATS.inc()  # until ``finish``, which runs however the response ends
 
     async def frames() -> AsyncIterator[bytes]:
         # The lock (``scope``) is released by ``finish``, after the response has ended and
@@ -103,6 +107,8 @@ async def _stream_turn(
                     if turn["completed"]:
                         await _note_compacting(state, session_id)
                 if held.lost.is_set():
+                    turn["outcome"] = "failed"
+                    metrics.CHAT_LOCKS_LOST.inc()
                     yield error_frame(
                         Unavailable(
                             "The session's chat lock was lost (the lock store stopped "
@@ -111,9 +117,11 @@ async def _stream_turn(
                         )
                     )
                     return
+                _count_event(turn, kind, data)
                 yield frame(kind, data)
         except ZocratesError as exc:
             logger.warning("turn on session %s failed: %s", session_id, exc)
+            turn["outcome"] = "failed"
             yield error_frame(exc)
         finally:
             await _close(events)  # the agent's stream ends before compaction starts
@@ -125,12 +133,26 @@ async def _stream_turn(
             if turn["completed"] and not held.lost.is_set():
                 await asyncio.shield(_compact(state, session_id))
         finally:
+            metrics.ACTIVE_CHATS.dec()
+            metrics.TURNS.labels(route, turn["outcome"]).inc()
             with contextlib.suppress(ZocratesError):
                 await state.chat_lock.set_phase(session_id, None, ttl_seconds=0)
             await scope.aclose()
             state.vacuum_when_idle()  # a VACUUM deferred while this chat ran, if it was the last
 
     return sse_response(frames(), on_close=finish)
+
+
+def _count_event(turn: dict[str, Any], kind: str, data: dict[str, Any]) -> None:
+    """The metrics of one relayed event: a checkpoint offered, or how the turn ended (an
+    ``error`` event from the agent fails it; a stream cut before ``done`` is 'cancelled')."""
+    if kind == "request_input":
+        metrics.CHECKPOINTS_OFFERED.inc()
+    elif kind == "error":
+        turn["outcome"] = "failed"
+    elif kind == "done":
+        status = data.get("status")
+        turn["outcome"] = status if status in ("completed", "paused") else "failed"
 
 
 async def _compaction_due(state: GatewayState, session_id: str, figures: Any) -> bool:
@@ -239,6 +261,7 @@ async def chat(state: State, body: ChatBody, request: Request) -> Response:
             prompt=body.prompt,
             scope=scope,
         ),
+        route="chat",
     )
 
 
@@ -260,7 +283,7 @@ async def chat(state: State, body: ChatBody, request: Request) -> Response:
 )
 async def resume(state: State, body: ResumeBody, request: Request) -> StreamingResponse:
     await _wait_for_startup(state)
-    return await _stream_turn(
+    response = await _stream_turn(
         state,
         request,
         body.session_id,
@@ -272,7 +295,11 @@ async def resume(state: State, body: ResumeBody, request: Request) -> StreamingR
             interrupt_id=body.interrupt_id,
             response=body.response.model_dump(),
         ),
+        route="resume",
     )
+    # The agent started the turn: it accepted the answer (refusals raised above).
+    metrics.CHECKPOINT_ANSWERS.labels(body.response.action).inc()
+    return response
 
 
 @router.post(
