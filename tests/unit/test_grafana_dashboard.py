@@ -194,3 +194,17 @@ def test_provisioning_points_grafana_at_the_dashboard() -> None:
     (provider,) = dashboards["providers"]
     assert dashboards["apiVersion"] == 1 and provider["type"] == "file"
     assert provider["options"]["path"].startswith("/")
+
+
+def test_prometheus_scrapes_every_service_admin_port_of_the_compose_stack() -> None:
+    from services.common import ports
+
+    root = pathlib.Path(__file__).resolve().parents[2]
+    config = yaml.safe_load((root / "deploy" / "prometheus" / "prometheus.yml").read_text())
+    compose = yaml.safe_load((root / "deploy" / "compose.yaml").read_text())
+    base = int(compose["x-env"]["ZOCRATES_PORT"])
+    (job,) = config["scrape_configs"]
+    targets = {static["labels"]["service"]: static["targets"] for static in job["static_configs"]}
+    assert set(targets) == set(ports.SERVICE_OFFSETS) <= set(compose["services"])
+    for service, (target,) in targets.items():
+        assert target == f"{service}:{ports.admin_port(base, service)}", service
