@@ -9,6 +9,10 @@ Kubernetes manifests offline and the rendered output is checked as well.
 
 from __future__ import annotations
 
+import copy
+import importlib
+import importlib.resources
+import json
 import os
 import pathlib
 import re
@@ -16,7 +20,10 @@ import shutil
 import subprocess
 from typing import Any
 
+import jsonschema
 import pytest
+import referencing
+import referencing.jsonschema
 import yaml
 from pydantic_settings import BaseSettings
 
@@ -220,13 +227,74 @@ def test_compose_dependencies_follow_the_peers(compose: dict[str, Any]) -> None:
     assert "postgres" in compose["services"]["sessions"]["depends_on"]
 
 
-def test_compose_publishes_only_the_gateway_on_loopback(compose: dict[str, Any]) -> None:
+def test_compose_publishes_only_the_gateway_and_phoenix_ui_on_loopback(
+    compose: dict[str, Any],
+) -> None:
     published = {n: s["ports"] for n, s in compose["services"].items() if s.get("ports")}
-    assert list(published) == ["gateway"]
+    assert sorted(published) == ["gateway", "phoenix"]
     (mapping,) = published["gateway"]
     host_ip, host_port, container_port = str(mapping).split(":")
     assert host_ip == "127.0.0.1"
     assert int(host_port) == int(container_port) == ports.DEFAULT_BASE_PORT
+    # Phoenix: only the UI (6006); its OTLP/gRPC collector (4317) stays on the compose network.
+    (mapping,) = published["phoenix"]
+    assert str(mapping) == "127.0.0.1:6006:6006"
+
+
+def test_compose_images_default_to_official_ones_and_are_overridable() -> None:
+    raw = yaml.safe_load((DEPLOY / "compose.yaml").read_text())
+    expected = {
+        "redis": ("REDIS_IMAGE", "redis:7-alpine"),
+        "postgres": ("POSTGRES_IMAGE", "postgres:16-alpine"),
+        "phoenix": ("PHOENIX_IMAGE", "arizephoenix/phoenix:latest"),
+        "gateway": ("ZOCRATES_IMAGE", "zocrates:0.1.0"),
+    }
+    defaults = interpolate(raw, COMPOSE_VARS)
+    overrides = {var: f"localhost/{name}-test:1" for name, (var, _) in expected.items()}
+    overridden = interpolate(raw, {**COMPOSE_VARS, **overrides})
+    for name, (var, default) in expected.items():
+        assert raw["services"][name]["image"] == f"${{{var}:-{default}}}", name
+        assert defaults["services"][name]["image"] == default
+        assert overridden["services"][name]["image"] == overrides[var]
+    for name in zocrates_services(defaults):
+        assert overridden["services"][name]["image"] == overrides["ZOCRATES_IMAGE"], name
+
+
+def test_compose_services_trace_to_phoenix_grpc_collector(
+    compose: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    phoenix = (DEPLOY / "images" / "phoenix.Dockerfile").read_text()
+    grpc_port = re.search(r"PHOENIX_GRPC_PORT=(\d+)", phoenix)
+    assert grpc_port, "phoenix.Dockerfile sets no PHOENIX_GRPC_PORT"
+    assert re.search(rf"^EXPOSE .*\b{grpc_port.group(1)}\b", phoenix, re.M)
+    for name, service in zocrates_services(compose).items():
+        settings = build_settings(SETTINGS[service], compose_env(compose, name), monkeypatch)
+        assert settings.otlp_endpoint == f"http://phoenix:{grpc_port.group(1)}", name
+    # One variable turns tracing off everywhere (services.common.telemetry's OFF_VALUES).
+    raw = yaml.safe_load((DEPLOY / "compose.yaml").read_text())
+    off = interpolate(raw, {**COMPOSE_VARS, "ZOCRATES_OTLP_ENDPOINT": "off"})
+    for name in zocrates_services(off):
+        assert off["services"][name]["environment"]["ZOCRATES_OTLP_ENDPOINT"] == "off"
+
+
+def test_compose_runs_under_podman_compose_1_0(compose: dict[str, Any]) -> None:
+    """What podman-compose 1.0 (Debian bookworm's) and rootful Podman with runc need: env_file
+    entries as plain paths (it cannot read `{path, required}`), each with its example, explicit
+    ulimits on every container (runc cannot keep the host's), healthchecks it passes intact."""
+    for name, svc in compose["services"].items():
+        for entry in svc.get("env_file") or []:
+            assert isinstance(entry, str), f"{name}: env_file {entry!r} is not a plain path"
+            assert (DEPLOY / f"{entry}.example").is_file(), f"{name}: no {entry}.example"
+        limits = svc.get("ulimits") or {}
+        assert limits.get("nofile") == {"soft": 4096, "hard": 4096}, name
+        assert limits.get("nproc") == 4096, name
+        # podman-compose 1.0 joins a CMD list into one shell string without quoting the first
+        # and last words: an argument with a space breaks. One CMD-SHELL string is passed whole.
+        test = (svc.get("healthcheck") or {}).get("test") or ["NONE"]
+        if test[0] == "CMD":
+            assert not any(" " in arg for arg in test[1:]), f"{name}: {test}"
+        else:
+            assert test[0] in ("CMD-SHELL", "NONE") and len(test) <= 2, f"{name}: {test}"
 
 
 def test_compose_volumes_library_read_only_data_writable(compose: dict[str, Any]) -> None:
@@ -252,6 +320,136 @@ def test_compose_holds_no_secret_values() -> None:
 
 
 # ---------------------------------------------------------------------------------------------
+# JSON schemas: the Compose Specification's and Kubernetes', as packages ship them (offline)
+# ---------------------------------------------------------------------------------------------
+
+
+def _schema_package(module: str, pin: str) -> Any:
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        pytest.fail(f"{module} is missing: pip install {pin} (the dev extra has it)")
+
+
+def compose_spec_validator() -> jsonschema.protocols.Validator:
+    """The Compose Specification's schema, as check-jsonschema vendors it from SchemaStore
+    (the file `docker compose` itself validates against, compose-spec/schema/compose-spec.json)."""
+    _schema_package("check_jsonschema", "check-jsonschema==0.39.0")
+    ref = importlib.resources.files("check_jsonschema.builtin_schemas.vendor") / "compose-spec.json"
+    schema = json.loads(ref.read_text())
+    assert schema["title"] == "Compose Specification"
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema, format_checker=cls.FORMAT_CHECKER)
+
+
+def k8s_validator(doc: dict[str, Any]) -> jsonschema.protocols.Validator:
+    """The strict (no unknown fields) schema of ``doc``'s kind and apiVersion for the newest
+    Kubernetes release that kubernetes-validate ships, with its shared definitions."""
+    kv = _schema_package("kubernetes_validate.utils", "kubernetes-validate==1.37.0")
+    version = kv.latest_version()
+    root = importlib.resources.files("kubernetes_validate") / "kubernetes-json-schema"
+    folder = root / f"v{version}-local-strict"
+    assert folder.is_dir(), f"kubernetes-validate ships no strict schemas for {version}"
+    group = re.sub(r"^([^./]*)(?:\.[^/]*)?/", r"\1-", doc["apiVersion"])
+    path = folder / f"{doc['kind'].lower()}-{group}.json"
+    assert path.is_file(), (
+        f"no schema for {doc['kind']} {doc['apiVersion']} in Kubernetes {version}"
+    )
+    schema = json.loads(path.read_text())
+    definitions = referencing.Resource.from_contents(
+        json.loads((folder / "_definitions.json").read_text()),
+        default_specification=referencing.jsonschema.DRAFT202012,
+    )
+    registry = referencing.Registry().with_resource("_definitions.json", definitions)
+    return jsonschema.Draft202012Validator(schema, registry=registry)
+
+
+def schema_errors(validator: jsonschema.protocols.Validator, doc: Any) -> list[str]:
+    """``path: message`` of each error, at its most specific place (best_match descends into
+    the anyOf/oneOf branches the compose schema is made of)."""
+    out = []
+    for error in validator.iter_errors(doc):
+        best = jsonschema.exceptions.best_match([error])
+        out.append(f"{'/'.join(map(str, best.absolute_path)) or '<root>'}: {best.message}")
+    return out
+
+
+def test_compose_matches_the_compose_specification() -> None:
+    validator = compose_spec_validator()
+    raw = yaml.safe_load((DEPLOY / "compose.yaml").read_text())
+    assert schema_errors(validator, raw) == []
+    # As compose validates it: after interpolation.
+    assert schema_errors(validator, interpolate(raw, COMPOSE_VARS)) == []
+
+
+@pytest.mark.parametrize(
+    ("break_it", "where", "says"),
+    [
+        (lambda s: s["gateway"].update(imgae="zocrates:0.1.0"), "services/gateway", "imgae"),
+        (
+            lambda s: s["redis"]["healthcheck"].update(intervall="10s"),
+            "services/redis/healthcheck",
+            "intervall",
+        ),
+        (
+            lambda s: s["postgres"].update(depends_on={"redis": {"condition": "healthy"}}),
+            "services/postgres/depends_on/redis/condition",
+            "service_healthy",
+        ),
+        (
+            lambda s: s["agent"].update(ulimits={"nofile": {"soft": 4096}}),
+            "services/agent/ulimits/nofile",
+            "'hard' is a required property",
+        ),
+        (lambda s: s["gateway"].update(ports={"8765": 8765}), "services/gateway/ports", "array"),
+    ],
+    ids=["unknown-key", "healthcheck-key", "depends-on-condition", "ulimit-half", "ports-map"],
+)
+def test_compose_specification_rejects_broken_files(break_it: Any, where: str, says: str) -> None:
+    validator = compose_spec_validator()
+    broken = copy.deepcopy(yaml.safe_load((DEPLOY / "compose.yaml").read_text()))
+    break_it(broken["services"])
+    errors = schema_errors(validator, broken)
+    assert any(e.startswith(f"{where}:") and says in e for e in errors), errors
+
+
+def every_k8s_document() -> list[tuple[str, dict[str, Any]]]:
+    """Every manifest in deploy/k8s (the kustomization's and the example Ingress)."""
+    out = []
+    for path in sorted(K8S.glob("*.yaml")):
+        if path.name == "kustomization.yaml":
+            continue  # a kustomize file, not a Kubernetes object
+        out += [(path.name, d) for d in yaml.safe_load_all(path.read_text()) if d]
+    return out
+
+
+def test_k8s_manifests_match_the_kubernetes_schemas() -> None:
+    docs = every_k8s_document()
+    kustomization = yaml.safe_load((K8S / "kustomization.yaml").read_text())
+    assert {name for name, _ in docs} == set(kustomization["resources"]) | {"ingress.example.yaml"}
+    for name, doc in docs:
+        errors = schema_errors(k8s_validator(doc), doc)
+        assert errors == [], f"{name} {doc['kind']}/{doc['metadata']['name']}: {errors}"
+
+
+def test_k8s_schemas_reject_broken_manifests() -> None:
+    docs = dict(((d["kind"], d["metadata"]["name"]), d) for _, d in every_k8s_document())
+    deployment = copy.deepcopy(docs[("Deployment", "agent")])
+    pod = deployment["spec"]["template"]["spec"]
+    pod["containers"][0]["ports"][0]["containerPort"] = "grpc"  # must be an integer
+    pod["containers"][0]["readinessProbe"]["httpGet"]["paht"] = "/readyz"  # unknown field
+    deployment["spec"]["replica"] = 2  # unknown field (strict schema)
+    errors = schema_errors(k8s_validator(deployment), deployment)
+    assert any("containerPort" in e for e in errors), errors
+    assert any("paht" in e for e in errors), errors
+    assert any("replica" in e and e.startswith("spec:") for e in errors), errors
+    service = copy.deepcopy(docs[("Service", "gateway")])
+    service["spec"]["type"] = 7
+    assert schema_errors(k8s_validator(service), service)
+
+
+# ---------------------------------------------------------------------------------------------
 # Dockerfile
 # ---------------------------------------------------------------------------------------------
 
@@ -259,7 +457,12 @@ def test_compose_holds_no_secret_values() -> None:
 def test_dockerfile_installs_pinned_without_torch_and_runs_non_root() -> None:
     text = (DEPLOY / "Dockerfile").read_text()
     lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
-    assert lines[0].startswith("FROM python:3.11-slim")
+    # The base is a build argument: python:3.11-slim unless told (a bare Debian base also works:
+    # then Debian's python3 is installed); either way the dependencies go into /opt/venv.
+    assert lines[0] == "ARG BASE_IMAGE=python:3.11-slim"
+    assert lines[1] == "FROM ${BASE_IMAGE}"
+    assert "python3 -m venv /opt/venv" in text and "ENV PATH=/opt/venv/bin:$PATH" in text
+    assert re.search(r"command -v python3 .*apt-get install .*python3 python3-venv", text, re.S)
     install = next(ln for ln in lines if "pip install" in ln)
     assert "-c requirements/constraints.txt" in install
     assert "'.[ml]'" in install
@@ -435,8 +638,11 @@ def test_k8s_reranker_gets_the_most_memory_and_stateless_services_scale(
         return memory_bytes(container["resources"]["limits"]["memory"])
 
     assert all(limit("reranker") > limit(s) for s in SETTINGS if s != "reranker")
-    for service in ("gateway", "agent", "compactor"):
+    for service in ("gateway", "compactor", "reranker"):
         assert deps[service]["spec"]["replicas"] > 1, service
+    # The agent writes its library's index (one writer): one replica, never two in a rollout.
+    assert deps["agent"]["spec"]["replicas"] == 1
+    assert deps["agent"]["spec"]["strategy"] == {"type": "Recreate"}
 
 
 def test_k8s_sessions_on_postgres_and_gateway_on_redis(
