@@ -27,7 +27,6 @@ import httpx
 import pytest
 import pytest_asyncio
 
-from services.agent.client import AgentClient
 from services.agent.research.agents import COORDINATOR, SEARCH_SUBAGENT
 from services.agent.research.runtime import API_KEY_ENV
 from services.common.adk.names import SYNTHESIZER
@@ -36,7 +35,9 @@ from tests.support import zotero_fixture as zf
 from tests.support.openai_server import OpenAIServer, message_text, serve_openai
 from tests.support.research_model import Model, role_of
 from tests.support.sse import post_stream
-from tests.support.stack import running_agent, running_gateway, running_reranker, running_sessions
+from tests.support.stack import (
+    running_indexed_stack,
+)
 
 pytestmark = [
     pytest.mark.asyncio(loop_scope="module"),
@@ -100,25 +101,10 @@ async def stack(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Stack
         monkeypatch = exit_stack.enter_context(pytest.MonkeyPatch.context())
         monkeypatch.setenv(API_KEY_ENV, "sk-image-test")
         server = exit_stack.enter_context(serve_openai(Model()))
-        reranker = await exit_stack.enter_async_context(running_reranker())
-        sessions = await exit_stack.enter_async_context(running_sessions(zotero))
-        agent = await exit_stack.enter_async_context(
-            running_agent(
-                zotero,
-                sessions_addr=sessions.runtime.address,
-                reranker_addr=reranker.runtime.address,
-            )
-        )
-        gateway = await exit_stack.enter_async_context(
-            running_gateway(zotero, sessions.runtime.address, agent_addr=agent.runtime.address)
-        )
-        await gateway.app.state.gateway.startup_done.wait()
-        client = AgentClient(agent.runtime.address)
-        async for progress in client.sync(follow_embedding=True):
-            last = progress
-        await client.close()
-        assert last["phase"] == "done" and last["failed"] == 0, last
-        token = (zotero / "zocrates-data" / "gateway.token").read_text().strip()
+        indexed = await exit_stack.enter_async_context(running_indexed_stack(zotero))
+        sessions = indexed.sessions
+        gateway, token = indexed.gateway, indexed.token
+        assert gateway is not None
         http = await exit_stack.enter_async_context(
             httpx.AsyncClient(
                 base_url=gateway.url, headers={"Authorization": f"Bearer {token}"}, timeout=120

@@ -39,6 +39,7 @@ from tests.support.stack import (
     running_agent,
     running_compactor,
     running_gateway,
+    running_indexed_stack,
     running_reranker,
     running_sessions,
 )
@@ -481,25 +482,9 @@ async def remote_turn(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator
         monkeypatch = exit_stack.enter_context(pytest.MonkeyPatch.context())
         monkeypatch.setenv(API_KEY_ENV, "sk-zocrates-test-metrics")
         server = exit_stack.enter_context(serve_openai(model))
-        reranker = await exit_stack.enter_async_context(running_reranker())
-        sessions = await exit_stack.enter_async_context(running_sessions(zotero))
-        agent = await exit_stack.enter_async_context(
-            running_agent(
-                zotero,
-                sessions_addr=sessions.runtime.address,
-                reranker_addr=reranker.runtime.address,
-            )
-        )
-        gateway = await exit_stack.enter_async_context(
-            running_gateway(zotero, sessions.runtime.address, agent_addr=agent.runtime.address)
-        )
-        await gateway.app.state.gateway.startup_done.wait()
-        client = AgentClient(agent.runtime.address)
-        async for progress in client.sync(follow_embedding=True):
-            last = progress
-        await client.close()
-        assert last["phase"] == "done" and last["failed"] == 0, last
-        token = (zotero / "zocrates-data" / "gateway.token").read_text().strip()
+        indexed = await exit_stack.enter_async_context(running_indexed_stack(zotero))
+        gateway, token = indexed.gateway, indexed.token
+        assert gateway is not None
         s = Stack(root)
         s.admin_ports = {"gateway": gateway.admin.port}
         s.http = await exit_stack.enter_async_context(

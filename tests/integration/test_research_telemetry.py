@@ -6,7 +6,6 @@ scripted model."""
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -28,7 +27,7 @@ from services.sessions.remote_session_service import RemoteSessionService
 from tests.support import zotero_fixture as zf
 from tests.support.scripted_llm import ScriptedToolLlm, call
 from tests.support.span_recorder import Spans, record_spans
-from tests.support.stack import running_agent, running_reranker, running_sessions
+from tests.support.stack import running_indexed_stack
 
 APP, USER = "zocrates", "local"
 
@@ -80,19 +79,8 @@ class Research:
 @pytest_asyncio.fixture
 async def research(tmp_path: Any) -> AsyncIterator[Research]:
     zotero = zf.build_zotero_library(tmp_path / "zotero", files=("lme4__lmer.pdf",))
-    async with contextlib.AsyncExitStack() as stack:
-        reranker = await stack.enter_async_context(running_reranker())
-        sessions = await stack.enter_async_context(running_sessions(zotero))
-        agent = await stack.enter_async_context(
-            running_agent(
-                zotero,
-                sessions_addr=sessions.runtime.address,
-                reranker_addr=reranker.runtime.address,
-            )
-        )
-        assert agent.library is not None
-        async for _ in agent.library.sync(follow_embedding=True):
-            pass
+    async with running_indexed_stack(zotero, gateway=False) as indexed:
+        reranker, sessions, agent = indexed.reranker, indexed.sessions, indexed.agent
         remote = RemoteSessionService(sessions.runtime.address)
         client = RerankerClient(reranker.runtime.address, timeout=120)
         yield Research(remote, agent.library.research_tools(), client)

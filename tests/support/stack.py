@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import pathlib
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from services.gateway.config import GatewaySettings
@@ -122,3 +123,53 @@ async def running_compactor(
         yield server
     finally:
         await server.stop()
+
+
+@dataclass
+class IndexedStack:
+    """The research services on free ports, the library synced to its end."""
+
+    reranker: RerankerServer
+    sessions: SessionsServer
+    agent: Any
+    gateway: GatewayServer | None  # None when started with ``gateway=False``
+    token: str  # the gateway's bearer token
+
+
+@contextlib.asynccontextmanager
+async def running_indexed_stack(
+    zotero_dir: pathlib.Path, *, gateway: bool = True
+) -> AsyncIterator[IndexedStack]:
+    """Reranker, sessions, agent and (unless ``gateway=False``) the gateway with its start-up
+    maintenance done; the library synced through the agent's client, embeddings included."""
+    from services.agent.client import AgentClient
+
+    async with contextlib.AsyncExitStack() as stack:
+        reranker = await stack.enter_async_context(running_reranker())
+        sessions = await stack.enter_async_context(running_sessions(zotero_dir))
+        agent = await stack.enter_async_context(
+            running_agent(
+                zotero_dir,
+                sessions_addr=sessions.runtime.address,
+                reranker_addr=reranker.runtime.address,
+            )
+        )
+        served = None
+        if gateway:
+            served = await stack.enter_async_context(
+                running_gateway(
+                    zotero_dir, sessions.runtime.address, agent_addr=agent.runtime.address
+                )
+            )
+            await served.app.state.gateway.startup_done.wait()
+        client = AgentClient(agent.runtime.address)
+        last: dict[str, Any] = {}
+        try:
+            async for progress in client.sync(follow_embedding=True):
+                last = progress
+        finally:
+            await client.close()
+        assert last.get("phase") == "done" and last["failed"] == 0, last
+        token_file = zotero_dir / "zocrates-data" / "gateway.token"
+        token = token_file.read_text().strip() if token_file.exists() else ""
+        yield IndexedStack(reranker, sessions, agent, served, token)
