@@ -5,43 +5,21 @@ server speaking OTLP's real wire format (opentelemetry-proto's TraceService)."""
 from __future__ import annotations
 
 import pathlib
-import threading
 import time
 from concurrent import futures
 
 import grpc
 import httpx
-from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
+from opentelemetry.proto.collector.trace.v1 import trace_service_pb2_grpc
 
 from services.common import ports
+from tests.support.otlp_collector import OtlpCollector
 from tests.support.ports import free_base_port
 from tests.support.processes import service_process, wait_checks, wait_http
 
 
-class _Collector(trace_service_pb2_grpc.TraceServiceServicer):
-    def __init__(self) -> None:
-        self.spans: list[tuple[str, str, bytes, bytes]] = []  # (service, name, trace_id, parent)
-        self._lock = threading.Lock()
-
-    def Export(self, request, context):  # type: ignore[no-untyped-def]
-        with self._lock:
-            for resource_spans in request.resource_spans:
-                service = next(
-                    (
-                        a.value.string_value
-                        for a in resource_spans.resource.attributes
-                        if a.key == "service.name"
-                    ),
-                    "",
-                )
-                for scope in resource_spans.scope_spans:
-                    for span in scope.spans:
-                        self.spans.append((service, span.name, span.trace_id, span.parent_span_id))
-        return trace_service_pb2.ExportTraceServiceResponse()
-
-
 def test_services_export_one_trace_across_the_gateway_and_sessions(tmp_path: pathlib.Path) -> None:
-    collector = _Collector()
+    collector = OtlpCollector()
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
     trace_service_pb2_grpc.add_TraceServiceServicer_to_server(collector, server)
     otlp_port = server.add_insecure_port("127.0.0.1:0")

@@ -20,15 +20,15 @@ import httpx
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2_grpc
 from opentelemetry.proto.trace.v1 import trace_pb2
 
-from tests.e2e.test_tracing_export import _Collector
 from tests.support import zotero_fixture as zf
+from tests.support.otlp_collector import OtlpCollector
 from tests.support.ports import free_base_port
 from tests.support.processes import ROOT, ZOCRATES, zocrates_run
 
 TRACE_ID = "5bf92f3577b34da6a3ce929d0e0e4737"
 
 
-class _KindCollector(_Collector):
+class _KindCollector(OtlpCollector):
     """Also keeps each span by id: (service, name, trace id, parent id, OpenInference kind)."""
 
     def __init__(self) -> None:

@@ -11,12 +11,9 @@ import os
 import socket
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from concurrent import futures
 from typing import Any
 
-import grpc
 import pytest
 from google.adk.agents.llm_agent import LlmAgent
 from google.adk.events.event import Event
@@ -26,7 +23,6 @@ from google.adk.runners import Runner
 from google.adk.sessions.in_memory_session_service import InMemorySessionService
 from google.genai import types
 from opentelemetry import trace
-from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
 from opentelemetry.sdk.trace import ReadableSpan
 
 from services.common import telemetry
@@ -36,6 +32,7 @@ from services.common.tracing_enrich import (
     INPUT_VALUE,
     OI_KIND,
 )
+from tests.support.otlp_collector import OtlpCollector, serving
 from tests.support.scripted_llm import ScriptedToolLlm, text
 from tests.support.span_recorder import Spans, record_spans
 
@@ -251,35 +248,20 @@ async def test_merged_tool_spans_carry_only_function_responses(
 # --- Where a service sends its spans when ZOCRATES_OTLP_ENDPOINT is unset.
 
 
-class _Collector(trace_service_pb2_grpc.TraceServiceServicer):
-    """A local gRPC server speaking OTLP's real wire format; records (service, span name)."""
-
-    def __init__(self) -> None:
-        self.spans: list[tuple[str, str]] = []
-        self._lock = threading.Lock()
-        self.server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
-        trace_service_pb2_grpc.add_TraceServiceServicer_to_server(self, self.server)
-        self.port = self.server.add_insecure_port("127.0.0.1:0")
-        self.server.start()
-
-    def Export(self, request, context):  # type: ignore[no-untyped-def]
-        with self._lock:
-            for resource_spans in request.resource_spans:
-                service = next(
-                    a.value.string_value
-                    for a in resource_spans.resource.attributes
-                    if a.key == "service.name"
-                )
-                for scope in resource_spans.scope_spans:
-                    self.spans.extend((service, span.name) for span in scope.spans)
-        return trace_service_pb2.ExportTraceServiceResponse()
-
-
 @pytest.fixture
-def collector() -> Iterator[_Collector]:
-    server = _Collector()
-    yield server
-    server.server.stop(grace=None)
+def collector() -> Iterator[_Served]:
+    served = _Served(OtlpCollector())
+    with serving(served.collector) as served.port:
+        yield served
+
+
+class _Served:
+    def __init__(self, collector: OtlpCollector) -> None:
+        self.collector, self.port = collector, 0
+
+    @property
+    def spans(self) -> list[tuple[str, str]]:
+        return self.collector.names()
 
 
 def _closed_port() -> int:
@@ -289,7 +271,7 @@ def _closed_port() -> int:
 
 
 def test_phoenix_at_its_default_address_is_found_and_a_setting_wins(
-    collector: _Collector,
+    collector: _Served,
 ) -> None:
     phoenix = {"PHOENIX_GRPC_PORT": str(collector.port)}
     found = f"http://127.0.0.1:{collector.port}"
@@ -329,17 +311,15 @@ def _service_process(setting: str, phoenix_port: int) -> None:
     assert done.returncode == 0, done.stderr
 
 
-def test_a_process_exports_to_phoenix_unless_told_otherwise(collector: _Collector) -> None:
+def test_a_process_exports_to_phoenix_unless_told_otherwise(collector: _Served) -> None:
     _service_process("unset", collector.port)
     assert collector.spans == [("zocrates-probe", "probe-span")]  # flushed at shutdown
 
     _service_process("off", collector.port)
     assert collector.spans == [("zocrates-probe", "probe-span")]  # nothing more
 
-    other = _Collector()
-    try:
-        _service_process(f"http://127.0.0.1:{other.port}", collector.port)
-        assert other.spans == [("zocrates-probe", "probe-span")]
-    finally:
-        other.server.stop(grace=None)
+    other = OtlpCollector()
+    with serving(other) as other_port:
+        _service_process(f"http://127.0.0.1:{other_port}", collector.port)
+    assert other.names() == [("zocrates-probe", "probe-span")]
     assert len(collector.spans) == 1
