@@ -13,7 +13,6 @@ import pytest
 import pytest_asyncio
 from google.adk.models.llm_response import LlmResponse
 from google.adk.runners import Runner
-from google.genai import types
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.trace import StatusCode
 
@@ -25,7 +24,7 @@ from services.common.turn_scope import TurnScope
 from services.reranker.client import RerankerClient
 from services.sessions.remote_session_service import RemoteSessionService
 from tests.support import zotero_fixture as zf
-from tests.support.scripted_llm import ScriptedToolLlm, call
+from tests.support.scripted_llm import ScriptedToolLlm, call, thinking
 from tests.support.span_recorder import Spans, record_spans
 from tests.support.stack import running_indexed_stack
 
@@ -40,15 +39,6 @@ def spans() -> Iterator[Spans]:
 
 THOUGHT = "The optimizer is chosen by lmerControl."
 ANSWER = "lmer uses BOBYQA by default."
-
-
-def _thinking_reply() -> LlmResponse:
-    return LlmResponse(
-        content=types.Content(
-            role="model",
-            parts=[types.Part(text=THOUGHT, thought=True), types.Part(text=ANSWER)],
-        )
-    )
 
 
 class Research:
@@ -113,7 +103,7 @@ async def test_a_paused_then_reranked_turn_has_its_checkpoint_and_rerank_spans(
             ),
         ]
     )
-    synthesizer = ScriptedToolLlm(fallback=_thinking_reply())
+    synthesizer = ScriptedToolLlm(fallback=thinking(THOUGHT, ANSWER))
     session = await research.sessions.create_session(app_name=APP, user_id=USER)
     chat = research.chat(subagent, synthesizer)
     first = [

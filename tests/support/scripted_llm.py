@@ -70,6 +70,15 @@ def text(value: str) -> LlmResponse:
     return LlmResponse(content=types.Content(role="model", parts=[types.Part(text=value)]))
 
 
+def thinking(thought: str, answer: str) -> LlmResponse:
+    """A model turn of a reasoning model: a thought part (``thought=True``), then the answer."""
+    return LlmResponse(
+        content=types.Content(
+            role="model", parts=[types.Part(text=thought, thought=True), types.Part(text=answer)]
+        )
+    )
+
+
 Reply = LlmResponse | Callable[[LlmRequest], LlmResponse]
 
 

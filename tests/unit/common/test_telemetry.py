@@ -18,7 +18,6 @@ import pytest
 from google.adk.agents.llm_agent import LlmAgent
 from google.adk.events.event import Event
 from google.adk.events.event_actions import EventActions
-from google.adk.models.llm_response import LlmResponse
 from google.adk.runners import Runner
 from google.adk.sessions.in_memory_session_service import InMemorySessionService
 from google.genai import types
@@ -33,7 +32,7 @@ from services.common.tracing_enrich import (
     OI_KIND,
 )
 from tests.support.otlp_collector import OtlpCollector, serving
-from tests.support.scripted_llm import ScriptedToolLlm, text
+from tests.support.scripted_llm import ScriptedToolLlm, text, thinking
 from tests.support.span_recorder import Spans, record_spans
 
 APP, USER = "zocrates", "local"
@@ -67,15 +66,6 @@ THOUGHT = "The optimizer is chosen by lmerControl."
 ANSWER = "lmer uses BOBYQA by default."
 
 
-def _thinking_reply() -> LlmResponse:
-    return LlmResponse(
-        content=types.Content(
-            role="model",
-            parts=[types.Part(text=THOUGHT, thought=True), types.Part(text=ANSWER)],
-        )
-    )
-
-
 async def test_patch_adk_semconv_to_part_preserves_thoughts(spans: Spans) -> None:
     spans.clear()
     adk_telemetry.patch_semconv_thoughts()  # a second application changes nothing
@@ -89,7 +79,7 @@ async def test_patch_adk_semconv_to_part_preserves_thoughts(spans: Spans) -> Non
 
     sessions = InMemorySessionService()
     session = await sessions.create_session(app_name=APP, user_id=USER)
-    model = ScriptedToolLlm(replies=[_thinking_reply(), text("Yes.")])
+    model = ScriptedToolLlm(replies=[thinking(THOUGHT, ANSWER), text("Yes.")])
     await _run(_agent(model), sessions, session.id, "Which optimizer does lmer use?")
     # The output of the first model call: the thought keeps its flag, the answer has none.
     (first, *_) = spans.named("generate_content scripted-tools", raw=True)
