@@ -16,8 +16,8 @@ import httpx
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from services.agent.library.library import Library
 from services.common import ports
+from services.library.library import Library
 from services.reranker.client import RerankerClient
 from tests.support import zotero_fixture
 from tests.support.ports import free_base_port
@@ -74,3 +74,26 @@ async def open_library(
     )
     await library.open()
     return library
+
+
+def tree_rss(root: int) -> int:
+    """Resident bytes of ``root`` and every process below it (one pass over /proc)."""
+    children: dict[int, list[int]] = {}
+    rss: dict[int, int] = {}
+    for entry in pathlib.Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            statm = (entry / "statm").read_text().split()
+        except OSError:
+            continue
+        pid = int(entry.name)
+        children.setdefault(int(stat[1]), []).append(pid)
+        rss[pid] = int(statm[1]) * os.sysconf("SC_PAGE_SIZE")
+    total, stack = 0, [root]
+    while stack:
+        pid = stack.pop()
+        total += rss.get(pid, 0)
+        stack.extend(children.get(pid, []))
+    return total

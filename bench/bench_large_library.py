@@ -34,7 +34,7 @@ import tempfile
 import threading
 import time
 
-from _stack import RerankerClient, open_library, reranker_process
+from _stack import RerankerClient, open_library, reranker_process, tree_rss
 from goals import Goal, Result, add_check_flag, report
 
 from tests.support import zotero_fixture as zf
@@ -99,28 +99,6 @@ class RssSampler:
     def _run(self) -> None:
         while not self._stop.wait(0.5):
             self.peak = max(self.peak, tree_rss(os.getpid()))
-
-
-def tree_rss(root: int) -> int:
-    children: dict[int, list[int]] = {}
-    rss: dict[int, int] = {}
-    for entry in pathlib.Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            statm = (entry / "statm").read_text().split()
-        except OSError:
-            continue
-        pid = int(entry.name)
-        children.setdefault(int(stat[1]), []).append(pid)
-        rss[pid] = int(statm[1]) * os.sysconf("SC_PAGE_SIZE")
-    total, stack = 0, [root]
-    while stack:
-        pid = stack.pop()
-        total += rss.get(pid, 0)
-        stack.extend(children.get(pid, []))
-    return total
 
 
 async def search_latencies(library, rounds: int) -> list[float]:  # type: ignore[no-untyped-def]

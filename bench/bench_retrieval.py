@@ -28,7 +28,7 @@ import time
 from _stack import ROOT, RerankerClient, open_library, reranker_process, zotero_copy
 from goals import Goal, Result, add_check_flag, report
 
-from services.agent.library import terms
+from services.library import terms
 from tests.support.zotero_fixture import paper_item_key
 
 QUESTIONS = ROOT / "bench" / "data" / "retrieval_questions.jsonl"

@@ -5,7 +5,7 @@ their text kept so the FTS5 index has a realistic vocabulary and posting-list le
 embedding a blend of three real chunks' (and a little noise), so that the vectors fill the space
 that real ones span instead of forming islands of near-copies.
 
-Above the dense index's threshold (services/agent/library/dense.py) the HNSW graph is built
+Above the dense index's threshold (services/library/dense.py) the HNSW graph is built
 (or reused from a previous run) and its recall@20 against exact search is printed; "dense
 exact" is the float32 matrix alone, for comparison. Queries are the evaluation questions. Query embeddings are computed once
 through the reranker and reused, so the figures are the index's own latency; the embedding
@@ -37,9 +37,9 @@ import numpy as np
 from _stack import ROOT, RerankerClient, open_library, reranker_process, zotero_copy
 from goals import Goal, Result, add_check_flag, report
 
-from services.agent.library.dense import DenseIndex
-from services.agent.library.index_store import IndexStore
-from services.agent.library.search import LibrarySearch
+from services.library.dense import DenseIndex
+from services.library.index_store import IndexStore
+from services.library.search import LibrarySearch
 
 QUESTIONS = ROOT / "bench" / "data" / "retrieval_questions.jsonl"
 # (mode label, up to this many chunks) -> p50 ms at most, smallest size first.

@@ -1,4 +1,4 @@
-"""python -m services.agent: the agent service (library index; research turns)."""
+"""python -m services.agent: the agent service (research turns)."""
 
 import asyncio
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pathlib
-
 from pydantic import Field, model_validator
 
 from services.common import ports
@@ -23,6 +21,12 @@ class AgentSettings(CommonSettings):
             "`zocrates run` sets it to 127.0.0.1:<base port + 3>."
         ),
     )
+    library_addr: str = Field(
+        description=(
+            "host:port of the library service (the index the research tools search and read). "
+            "`zocrates run` sets it to 127.0.0.1:<base port + 5>."
+        ),
+    )
     sessions_addr: str = Field(
         description=(
             "host:port of the sessions service (the agent reads and appends session events "
@@ -38,31 +42,6 @@ class AgentSettings(CommonSettings):
         default="",
         description="E-mail sent to OpenAlex with each request (its 'polite pool'); optional.",
     )
-    index_dir: pathlib.Path | None = Field(
-        default=None,
-        description="Folder of the library index. Default: <data dir>/library.",
-    )
-    index_workers: int = Field(
-        default=0,
-        ge=0,
-        le=16,
-        description=("Processes that extract text while indexing (0: one per core, at most 2)."),
-    )
-    vector_graph_from: int = Field(
-        default=100_000,
-        ge=1,
-        description=(
-            "Chunk vectors from which semantic search goes through an approximate "
-            "nearest-neighbour graph (HNSW, saved next to the index) instead of exact search."
-        ),
-    )
-    base_attachment_dir: pathlib.Path | None = Field(
-        default=None,
-        description=(
-            "Zotero's Linked Attachment Base Directory, to resolve attachments stored as "
-            "relative links. Unset: such attachments fall back to Zotero's full-text cache."
-        ),
-    )
 
     @model_validator(mode="after")
     def _derive_ports(self) -> AgentSettings:
@@ -71,7 +50,3 @@ class AgentSettings(CommonSettings):
         if self.agent_admin_port is None:
             self.agent_admin_port = ports.admin_port(self.port, "agent")
         return self
-
-    @property
-    def library_dir(self) -> pathlib.Path:
-        return (self.index_dir or self.data_dir / "library").expanduser()

@@ -1,10 +1,9 @@
-"""gRPC servicer of the agent service: translates agent.v1 protos to the Library and back."""
+"""gRPC servicer of the agent service: translates agent.v1 protos to research turns and back."""
 
 from __future__ import annotations
 
 import contextlib
 import json
-import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -13,10 +12,9 @@ from prometheus_client import Counter
 from zocrates.agent.v1 import agent_pb2 as pb
 from zocrates.agent.v1 import agent_pb2_grpc as pb_grpc
 
-from services.agent.library.indexer import SyncProgress
-from services.agent.library.library import Library
 from services.agent.research.runtime import ResearchRuntime
 from services.agent.research.wire import WireEvent
+from services.common.app_config import ZocratesConfig, config_from_json
 from services.common.errors import InvalidArgument
 from services.common.metrics import REGISTRY
 from services.common.turn_scope import IMAGE_SNIPPET, TEXT_SNIPPET, TurnScope
@@ -31,45 +29,13 @@ AGENT_TURNS = Counter(
 )
 
 
-def _embedding_phase(e: dict[str, Any]) -> pb.EmbeddingPhase:
-    return pb.EmbeddingPhase(**e) if e else pb.EmbeddingPhase()
-
-
-def _progress(p: SyncProgress) -> pb.SyncProgress:
-    return pb.SyncProgress(
-        phase=p.phase,
-        items_done=p.items_done,
-        items_total=p.items_total,
-        pages_done=p.pages_done,
-        pages_total=p.pages_total,
-        pages_per_second=p.pages_per_second,
-        eta_seconds=p.eta_seconds,
-        current=p.current,
-        added=p.added,
-        updated=p.updated,
-        removed=p.removed,
-        unchanged=p.unchanged,
-        failed=p.failed,
-        elapsed_seconds=p.elapsed_seconds,
-        message=p.message,
-        no_text=p.no_text,
-        keyword=pb.KeywordPhase(
-            running=p.phase in ("scanning", "indexing"),
-            items_done=p.items_done,
-            items_total=p.items_total,
-            items_pending=p.items_pending,
-            pages_done=p.pages_done,
-            pages_total=p.pages_total,
-            pages_pending=p.pages_pending,
-            pages_per_second=p.pages_per_second,
-            eta_seconds=p.eta_seconds,
-        ),
-        embedding=_embedding_phase(p.embedding),
-    )
-
-
 def _chat_event(kind: str, data: dict[str, Any]) -> pb.ChatEvent:
     return pb.ChatEvent(type=kind, data_json=json.dumps(data, ensure_ascii=False, default=str))
+
+
+def _settings(config_json: str) -> ZocratesConfig | None:
+    """The settings a turn's request carries (None: the agent's own file's)."""
+    return config_from_json(config_json) if config_json else None
 
 
 def _snippet(s: pb.Snippet) -> dict[str, Any]:
@@ -87,8 +53,7 @@ def _snippet(s: pb.Snippet) -> dict[str, Any]:
 
 
 class AgentServicer(pb_grpc.AgentServiceServicer):
-    def __init__(self, library: Library, research: ResearchRuntime | None = None) -> None:
-        self._library = library
+    def __init__(self, research: ResearchRuntime | None = None) -> None:
         self._research = research
 
     def _runtime(self) -> ResearchRuntime:
@@ -121,7 +86,7 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
     async def Chat(
         self, request: pb.ChatRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[pb.ChatEvent]:
-        chat = await self._runtime().chat_service()
+        chat = await self._runtime().chat_service(_settings(request.config_json))
         scope = TurnScope(
             items=[{"item_key": i.item_key, "title": i.title} for i in request.items],
             collection_key=request.collection_key,
@@ -148,7 +113,7 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
             raise InvalidArgument("response must be a JSON object.") from None
         if not isinstance(response, dict):
             raise InvalidArgument("response must be a JSON object.")
-        chat = await self._runtime().chat_service()
+        chat = await self._runtime().chat_service(_settings(request.config_json))
         events = await chat.resume(
             app_name=request.session.app_name,
             user_id=request.session.user_id,
@@ -163,7 +128,7 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
     async def Rewind(
         self, request: pb.RewindRequest, context: grpc.aio.ServicerContext
     ) -> pb.RewindReply:
-        chat = await self._runtime().chat_service()
+        chat = await self._runtime().current_chat_service()
         await chat.rewind(
             app_name=request.session.app_name,
             user_id=request.session.user_id,
@@ -171,73 +136,3 @@ class AgentServicer(pb_grpc.AgentServiceServicer):
             invocation_id=request.invocation_id,
         )
         return pb.RewindReply()
-
-    async def SyncLibrary(
-        self, request: pb.SyncLibraryRequest, context: grpc.aio.ServicerContext
-    ) -> AsyncIterator[pb.SyncProgress]:
-        async for progress in self._library.sync(
-            zotero_dir=request.zotero_data_dir,
-            full=request.full,
-            follow_embedding=request.follow_embedding,
-        ):
-            yield _progress(progress)
-
-    async def PrioritizeItems(
-        self, request: pb.PrioritizeItemsRequest, context: grpc.aio.ServicerContext
-    ) -> pb.PrioritizeItemsReply:
-        pending = await self._library.prioritize_items(list(request.item_keys))
-        return pb.PrioritizeItemsReply(chunks_pending=pending)
-
-    async def GetLibraryStatus(
-        self, request: pb.GetLibraryStatusRequest, context: grpc.aio.ServicerContext
-    ) -> pb.LibraryStatus:
-        s: dict[str, Any] = await self._library.status()
-        return pb.LibraryStatus(
-            zotero_data_dir=s["zotero_data_dir"],
-            items=s["items"],
-            attachments=s["attachments"],
-            pages=s["pages"],
-            chunks=s["chunks"],
-            last_sync_at=s["last_sync_at"],
-            syncing=s["syncing"],
-            embedding_model=s["embedding_model"],
-            embedding_dim=s["embedding_dim"],
-            index_bytes=s["index_bytes"],
-            keyword_phase=pb.KeywordPhase(**s["keyword_phase"]),
-            embedding_phase=_embedding_phase(s["embedding_phase"]),
-            attachment_states=s["attachment_states"],
-            problems=[pb.AttachmentProblem(**p) for p in s["problems"]],
-        )
-
-    async def SearchLibrary(
-        self, request: pb.SearchLibraryRequest, context: grpc.aio.ServicerContext
-    ) -> pb.SearchLibraryReply:
-        started = time.perf_counter()
-        hits = await self._library.search(
-            request.query,
-            k=request.k or 10,
-            item_keys=list(request.item_keys) or None,
-            collection_key=request.collection_key or None,
-            mode=request.mode or "hybrid",  # type: ignore[arg-type]
-            rerank=request.rerank,
-        )
-        return pb.SearchLibraryReply(
-            hits=[
-                pb.SearchHit(
-                    chunk_id=str(h.chunk_id),
-                    item_key=h.item_key,
-                    attachment_key=h.attachment_key or "",
-                    title=h.title,
-                    authors=h.authors,
-                    year=h.year or 0,
-                    page_start=h.page_start,
-                    page_end=h.page_end,
-                    section=h.section or "",
-                    score=h.score,
-                    text=h.text,
-                    word_count=h.word_count,
-                )
-                for h in hits
-            ],
-            took_ms=(time.perf_counter() - started) * 1000,
-        )

@@ -19,6 +19,7 @@ SERVICE_OFFSETS: Final[dict[str, int]] = {
     "agent": 2,
     "reranker": 3,
     "compactor": 4,
+    "library": 5,
 }
 
 

@@ -5,9 +5,10 @@ hands the exporter a copy of the span (an ended span's attributes are frozen) wi
 
 - ``openinference.span.kind``, unless the span has one: ADK's ``invoke_agent`` is AGENT, its
   ``generate_content`` LLM, its ``execute_tool`` TOOL; the reranker's RPCs RERANKER and
-  EMBEDDING; everything else (workflows, nodes, RPCs, HTTP) CHAIN. OpenInference (0.1.42) and
-  Phoenix have no WORKFLOW or TASK kind (Phoenix shows an unknown kind as UNKNOWN), so the span
-  tree's workflow/task distinction rides in ``zocrates.span.kind``: WORKFLOW for
+  EMBEDDING, the library's search RETRIEVER; everything else (workflows, nodes, RPCs, HTTP)
+  CHAIN. OpenInference (0.1.42) and Phoenix have no WORKFLOW or TASK kind (Phoenix shows an
+  unknown kind as UNKNOWN), so the span tree's workflow/task distinction rides in
+  ``zocrates.span.kind``: WORKFLOW for
   ``invoke_workflow`` and our ``checkpoint_N``, TASK for ``invoke_node`` and ``rerank_evidence``.
 - consolidated input messages on model calls: a replayed conversation carries each streamed
   assistant chunk as a message of its own. Consecutive text-only assistant messages become one,
@@ -39,13 +40,14 @@ INPUT_MIME_TYPE = "input.mime_type"
 INPUT_MESSAGES = "gen_ai.input.messages"
 OPERATION = "gen_ai.operation.name"
 
-AGENT, LLM, TOOL, CHAIN, RERANKER, EMBEDDING = (
+AGENT, LLM, TOOL, CHAIN, RERANKER, EMBEDDING, RETRIEVER = (
     "AGENT",
     "LLM",
     "TOOL",
     "CHAIN",
     "RERANKER",
     "EMBEDDING",
+    "RETRIEVER",
 )
 WORKFLOW, TASK = "WORKFLOW", "TASK"
 
@@ -61,7 +63,11 @@ _OPERATIONS: dict[str, tuple[str, str | None]] = {
     "invoke_workflow": (CHAIN, WORKFLOW),
     "invoke_node": (CHAIN, TASK),
 }
-_RPCS = {"reranker/Rerank": RERANKER, "reranker/Embed": EMBEDDING}
+_RPCS = {
+    "reranker/Rerank": RERANKER,
+    "reranker/Embed": EMBEDDING,
+    "library/SearchLibrary": RETRIEVER,
+}
 
 tracer = trace.get_tracer("zocrates")
 

@@ -20,8 +20,9 @@ from services.gateway.config import GatewaySettings
 from services.gateway.errors import install_error_handlers
 from services.gateway.locks.factory import make_chat_lock
 from services.gateway.middleware import GatewayMiddleware
-from services.gateway.routers import chat, library, sessions, system
+from services.gateway.routers import chat, library, models, sessions, system
 from services.gateway.state import GatewayState
+from services.library.client import LibraryClient
 from services.sessions.client import SessionsClient
 
 logger = logging.getLogger(__name__)
@@ -67,6 +68,9 @@ def create_app(settings: GatewaySettings) -> FastAPI:
                 timeout=settings.rpc_timeout_seconds,
             ),
             agent=AgentClient(settings.agent_addr, timeout=max(30.0, settings.rpc_timeout_seconds)),
+            library=LibraryClient(
+                settings.library_addr, timeout=max(30.0, settings.rpc_timeout_seconds)
+            ),
             chat_lock=make_chat_lock(
                 settings.redis_url,
                 key_prefix=settings.redis_key_prefix,
@@ -96,6 +100,7 @@ def create_app(settings: GatewaySettings) -> FastAPI:
             await state.chat_lock.close()
             await state.sessions.close()
             await state.agent.close()
+            await state.library.close()
             if state.compactor is not None:
                 await state.compactor.close()
 
@@ -118,6 +123,7 @@ def create_app(settings: GatewaySettings) -> FastAPI:
     app.include_router(sessions.router)
     app.include_router(library.router)
     app.include_router(chat.router)
+    app.include_router(models.router)
     app.add_middleware(
         GatewayMiddleware,
         allowed_hosts=settings.allowed_hosts,

@@ -22,8 +22,14 @@ class GatewaySettings(CommonSettings):
     )
     agent_addr: str = Field(
         description=(
-            "host:port of the agent service (library index, research turns). "
+            "host:port of the agent service (research turns). "
             "`zocrates run` sets it to 127.0.0.1:<base port + 2>."
+        ),
+    )
+    library_addr: str = Field(
+        description=(
+            "host:port of the library service (the /library routes: sync, status, search). "
+            "`zocrates run` sets it to 127.0.0.1:<base port + 5>."
         ),
     )
     compactor_addr: str | None = Field(

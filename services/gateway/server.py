@@ -52,12 +52,16 @@ class GatewayServer:
         state = getattr(self.app.state, "gateway", None)
         if state is None:
             return {"started": False}
-        sessions_ok, agent_ok, lock_ok = await asyncio.gather(
-            state.sessions.healthy(), state.agent.healthy(), state.chat_lock.ping()
+        sessions_ok, agent_ok, library_ok, lock_ok = await asyncio.gather(
+            state.sessions.healthy(),
+            state.agent.healthy(),
+            state.library.healthy(),
+            state.chat_lock.ping(),
         )
         checks = {
             "sessions": sessions_ok,
             "agent": agent_ok,
+            "library": library_ok,
             "chat_lock": lock_ok,
             "startup_maintenance": state.startup_done.is_set(),
         }

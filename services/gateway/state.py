@@ -21,6 +21,7 @@ from services.gateway.locks.base_chat_lock import (
     MaintenanceRunning,
     SessionBusy,
 )
+from services.library.client import LibraryClient
 from services.sessions.client import SessionsClient
 
 logger = logging.getLogger(__name__)
@@ -40,6 +41,7 @@ class GatewayState:
     token: str
     sessions: SessionsClient
     agent: AgentClient
+    library: LibraryClient
     chat_lock: BaseChatLock
     config_store: ConfigStore
     compactor: CompactorClient | None = None

@@ -1,8 +1,8 @@
 """The ``zocrates`` command.
 
-zocrates run     start the five services on this machine, in dependency order, each health-gated
+zocrates run     start the six services on this machine, in dependency order, each health-gated
                  (embedded defaults: SQLite in <Zotero dir>/zocrates-data, in-process chat lock,
-                 no key, no network)
+                 no key, no network); a service that dies is started again
 zocrates index   index the Zotero library through the running gateway (library_commands.py)
 zocrates search  search the indexed library through the running gateway
 
@@ -39,12 +39,19 @@ def stack_specs(*, base_port: int, host: str) -> list[ServiceSpec]:
         ServiceSpec("reranker", "services.reranker", admin("reranker"), {}),
         ServiceSpec("sessions", "services.sessions", admin("sessions"), {}),
         ServiceSpec(
+            "library",
+            "services.library",
+            admin("library"),
+            {"ZOCRATES_RERANKER_ADDR": addr("reranker")},
+        ),
+        ServiceSpec(
             "agent",
             "services.agent",
             admin("agent"),
             {
                 "ZOCRATES_RERANKER_ADDR": addr("reranker"),
                 "ZOCRATES_SESSIONS_ADDR": addr("sessions"),
+                "ZOCRATES_LIBRARY_ADDR": addr("library"),
             },
         ),
         ServiceSpec(
@@ -63,6 +70,7 @@ def stack_specs(*, base_port: int, host: str) -> list[ServiceSpec]:
             {
                 "ZOCRATES_SESSIONS_ADDR": addr("sessions"),
                 "ZOCRATES_AGENT_ADDR": addr("agent"),
+                "ZOCRATES_LIBRARY_ADDR": addr("library"),
                 "ZOCRATES_COMPACTOR_ADDR": addr("compactor"),
             },
         ),
@@ -98,18 +106,16 @@ async def _run(args: argparse.Namespace) -> int:
             f"Zocrates is running at http://{args.host}:{args.port} "
             f"(token: {token_file}). Press Ctrl-C to stop.",
         )
-        exited = asyncio.create_task(supervisor.wait_any_exit())
+        exited = asyncio.create_task(supervisor.supervise())
         waiting: set[asyncio.Task[Any]] = {exited, stopping}
         done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
         if exited in done:
-            name = exited.result()
-            supervisor.say(
-                "zocrates",
-                f"{name} exited unexpectedly (code {supervisor.procs[name].returncode}); stopping",
-            )
+            exited.result()  # a service that kept dying: said so; the stack stops
             code = 1
         else:
             exited.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await exited
     except RuntimeError as exc:
         supervisor.say("zocrates", f"start-up failed: {exc}")
         code = 1

@@ -98,10 +98,20 @@ def run_index(args: argparse.Namespace) -> int:
                     print(_summary(data))
     except KeyboardInterrupt:
         bars.close()
-        print("stopped watching; the embedding phase goes on in the agent", file=sys.stderr)
+        print(
+            "stopped watching; the embedding phase goes on in the library service",
+            file=sys.stderr,
+        )
         return 130
     except httpx.ConnectError:
         raise connect_error(url) from None
+    except httpx.TransportError as exc:  # the gateway went away mid-stream (stopped, crashed)
+        bars.close()
+        raise GatewayError(
+            f"lost the connection to the gateway at {url} while indexing ({exc}). What was "
+            "indexed is kept; once Zocrates runs again, `zocrates index` picks up where it "
+            "stopped."
+        ) from None
     return 0
 
 

@@ -1,5 +1,6 @@
 """Start the services as child processes in dependency order, health-gated, with prefixed
-logs, and stop them all (reverse order) on Ctrl-C or when one of them dies."""
+logs; restart one that dies (the others keep running: a crashed agent does not stop a sync in
+the library service), and stop them all (reverse order) on Ctrl-C or when one keeps dying."""
 
 from __future__ import annotations
 
@@ -34,9 +35,22 @@ def _die_with_parent() -> None:
 
 
 class Supervisor:
-    def __init__(self, specs: list[ServiceSpec], *, ready_timeout: float = 120.0) -> None:
+    """``restarts`` within ``restart_window`` seconds: how often one service may die and be
+    started again before the stack gives up on it (a crash loop is not papered over)."""
+
+    def __init__(
+        self,
+        specs: list[ServiceSpec],
+        *,
+        ready_timeout: float = 120.0,
+        restarts: int = 3,
+        restart_window: float = 300.0,
+    ) -> None:
         self.specs = specs
         self.ready_timeout = ready_timeout
+        self.restarts = restarts
+        self.restart_window = restart_window
+        self._deaths: dict[str, list[float]] = {}
         self.procs: dict[str, asyncio.subprocess.Process] = {}
         self._pumps: list[asyncio.Task[None]] = []
         self._width = max(len("zocrates"), *(len(s.name) for s in specs))
@@ -95,6 +109,32 @@ class Supervisor:
             self.say("zocrates", f"starting {spec.name} ...")
             await self._start_one(spec)
             self.say("zocrates", f"{spec.name} is ready")
+
+    async def supervise(self) -> str:
+        """Restart each service that exits, until one exits more than ``restarts`` times within
+        ``restart_window`` seconds (or cannot start again): its name, the stack to be stopped."""
+        while True:
+            name = await self.wait_any_exit()
+            code = self.procs[name].returncode
+            now = time.monotonic()
+            deaths = [t for t in self._deaths.get(name, []) if now - t < self.restart_window]
+            deaths.append(now)
+            self._deaths[name] = deaths
+            if len(deaths) > self.restarts:
+                self.say(
+                    "zocrates",
+                    f"{name} exited (code {code}) {len(deaths)} times in "
+                    f"{self.restart_window:.0f} s; stopping",
+                )
+                return name
+            self.say("zocrates", f"{name} exited unexpectedly (code {code}); restarting it")
+            spec = next(s for s in self.specs if s.name == name)
+            try:
+                await self._start_one(spec)
+            except RuntimeError as exc:
+                self.say("zocrates", f"{name} could not be restarted: {exc}; stopping")
+                return name
+            self.say("zocrates", f"{name} is ready again")
 
     async def wait_any_exit(self) -> str:
         waits = {asyncio.create_task(p.wait()): n for n, p in self.procs.items()}

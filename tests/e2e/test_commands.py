@@ -68,6 +68,7 @@ def test_invalid_user_config_stops_the_gateway_and_is_left_untouched(
             "ZOCRATES_PORT": str(free_base_port()),
             "ZOCRATES_SESSIONS_ADDR": "127.0.0.1:1",
             "ZOCRATES_AGENT_ADDR": "127.0.0.1:1",
+            "ZOCRATES_LIBRARY_ADDR": "127.0.0.1:1",
         },
     )
     assert result.returncode != 0

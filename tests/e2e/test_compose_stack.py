@@ -204,7 +204,16 @@ def _phoenix_span_names(port: int) -> set[str]:
 def test_compose_stack_indexes_and_answers_with_citations(stack: Stack) -> None:
     started = time.monotonic()
     healthy = stack.wait_healthy()
-    assert healthy == {"redis", "postgres", "reranker", "sessions", "agent", "compactor", "gateway"}
+    assert healthy == {
+        "redis",
+        "postgres",
+        "reranker",
+        "sessions",
+        "library",
+        "agent",
+        "compactor",
+        "gateway",
+    }
     print(f"stack healthy {time.monotonic() - started:.0f} s after `up -d` returned")
 
     # Published: the gateway and Phoenix's UI, both on loopback only.

@@ -1,7 +1,7 @@
-"""The embedding phase survives `kill -9` of the agent: the real reranker and agent as
-processes, four real papers; the keyword phase ends, the agent is SIGKILLed while it embeds,
-and a restarted agent continues from the queue on disk without embedding any stored chunk
-again (counted by the reranker's own metrics)."""
+"""The embedding phase survives `kill -9` of the library service: the real reranker and
+library service as processes, four real papers; the keyword phase ends, the library service is
+SIGKILLed while it embeds, and a restarted one continues from the queue on disk without
+embedding any stored chunk again (counted by the reranker's own metrics)."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ import time
 import httpx
 import pytest
 
-from services.agent.client import AgentClient
-from services.agent.library.library import INDEX_FILE
 from services.common import ports
+from services.library.client import LibraryClient
+from services.library.library import INDEX_FILE
 from tests.support import zotero_fixture as zf
 from tests.support.ports import free_base_port
 from tests.support.processes import spawn, stop, wait_http
@@ -49,7 +49,7 @@ def _vectors(index: pathlib.Path) -> dict[int, bytes]:
 
 
 async def _status(address: str) -> dict:  # type: ignore[type-arg]
-    client = AgentClient(address, timeout=10)
+    client = LibraryClient(address, timeout=10)
     try:
         return await client.status()
     finally:
@@ -57,7 +57,7 @@ async def _status(address: str) -> dict:  # type: ignore[type-arg]
 
 
 async def _sync(address: str) -> dict:  # type: ignore[type-arg]
-    client = AgentClient(address, timeout=10)
+    client = LibraryClient(address, timeout=10)
     try:
         last: dict = {}  # type: ignore[type-arg]
         async for progress in client.sync():
@@ -67,31 +67,31 @@ async def _sync(address: str) -> dict:  # type: ignore[type-arg]
         await client.close()
 
 
-def test_kill_9_of_the_agent_mid_embedding_then_a_restart_continues(tmp_path: pathlib.Path) -> None:
+def test_kill_9_of_the_library_mid_embedding_then_a_restart_continues(
+    tmp_path: pathlib.Path,
+) -> None:
     zotero_dir = zf.build_zotero_library(tmp_path / "Zotero", files=PAPERS)
     base = free_base_port()
     env = {
         "ZOCRATES_ZOTERO_DIR": str(zotero_dir),
         "ZOCRATES_PORT": str(base),
         "ZOCRATES_RERANKER_ADDR": f"127.0.0.1:{ports.service_port(base, 'reranker')}",
-        # no sessions service: the library needs none (research turns would)
-        "ZOCRATES_SESSIONS_ADDR": f"127.0.0.1:{ports.service_port(base, 'sessions')}",
     }
-    agent_addr = f"127.0.0.1:{ports.service_port(base, 'agent')}"
-    agent_health = f"http://127.0.0.1:{ports.admin_port(base, 'agent')}/healthz"
+    library_addr = f"127.0.0.1:{ports.service_port(base, 'library')}"
+    library_health = f"http://127.0.0.1:{ports.admin_port(base, 'library')}/healthz"
     reranker_admin = f"http://127.0.0.1:{ports.admin_port(base, 'reranker')}"
     index = zotero_dir / "zocrates-data" / "library" / INDEX_FILE
     log = tmp_path / "services.log"
     reranker = spawn("services.reranker", env, log=log)
-    agent = None
+    library = None
     try:
         wait_http(f"{reranker_admin}/readyz", proc=reranker, timeout=120)
-        agent = spawn("services.agent", env, log=log)
-        wait_http(agent_health, proc=agent, timeout=120)
+        library = spawn("services.library", env, log=log)
+        wait_http(library_health, proc=library, timeout=120)
 
-        done = asyncio.run(_sync(agent_addr))
+        done = asyncio.run(_sync(library_addr))
         assert done["phase"] == "done" and done["added"] == len(PAPERS), done
-        status = asyncio.run(_status(agent_addr))
+        status = asyncio.run(_status(library_addr))
         total = status["chunks"]
         assert status["items"] == len(PAPERS) and total > 4 * BATCH
 
@@ -104,16 +104,16 @@ def test_kill_9_of_the_agent_mid_embedding_then_a_restart_continues(tmp_path: pa
             assert embedded < total - 2 * BATCH, "embedding finished before the kill"
             assert time.monotonic() < deadline, log.read_text()[-3000:]
             time.sleep(0.05)
-        agent.kill()
-        agent.wait()
+        library.kill()
+        library.wait()
         before = _vectors(index)
         texts_before = _embedded_texts(f"{reranker_admin}/metrics")
         assert 0 < len(before) < total
 
-        agent = spawn("services.agent", env, log=log)
-        wait_http(agent_health, proc=agent, timeout=120)
+        library = spawn("services.library", env, log=log)
+        wait_http(library_health, proc=library, timeout=120)
         deadline = time.monotonic() + 300
-        while (status := asyncio.run(_status(agent_addr)))["embedding_phase"]["chunks_pending"]:
+        while (status := asyncio.run(_status(library_addr)))["embedding_phase"]["chunks_pending"]:
             assert time.monotonic() < deadline, log.read_text()[-3000:]
             time.sleep(0.5)
         after = _vectors(index)
@@ -122,17 +122,17 @@ def test_kill_9_of_the_agent_mid_embedding_then_a_restart_continues(tmp_path: pa
         again = _embedded_texts(f"{reranker_admin}/metrics") - texts_before
         # what was left, plus at most the batch that was in flight at the kill
         assert total - len(before) <= again <= total - len(before) + BATCH, (again, total)
-        # and search uses them: the dense mode answers from the restarted agent
-        hits = asyncio.run(_search(agent_addr, "derivative-free optimizer for mixed models"))
+        # and search uses them: the dense mode answers from the restarted library service
+        hits = asyncio.run(_search(library_addr, "derivative-free optimizer for mixed models"))
         assert hits and hits[0]["item_key"] == zf.paper_item_key("lme4__lmer.pdf")
     finally:
-        if agent is not None:
-            stop(agent)
+        if library is not None:
+            stop(library)
         stop(reranker)
 
 
 async def _search(address: str, query: str) -> list[dict]:  # type: ignore[type-arg]
-    client = AgentClient(address, timeout=30)
+    client = LibraryClient(address, timeout=30)
     try:
         hits, _ = await client.search(query, k=3, mode="dense")
         return hits
@@ -144,8 +144,8 @@ def test_the_reranker_killed_mid_embedding_then_back_the_phase_finishes(
     tmp_path: pathlib.Path,
 ) -> None:
     """SIGKILL of the embedder's process (the reranker service) part way through the embedding
-    phase: the agent keeps its keyword index serving, waits, and once the reranker is back the
-    phase finishes every chunk; nothing is lost or embedded into a broken state."""
+    phase: the library service keeps its keyword index serving, waits, and once the reranker is
+    back the phase finishes every chunk; nothing is lost or embedded into a broken state."""
     papers = PAPERS
     zotero_dir = zf.build_zotero_library(tmp_path / "Zotero", files=papers)
     base = free_base_port()
@@ -153,22 +153,21 @@ def test_the_reranker_killed_mid_embedding_then_back_the_phase_finishes(
         "ZOCRATES_ZOTERO_DIR": str(zotero_dir),
         "ZOCRATES_PORT": str(base),
         "ZOCRATES_RERANKER_ADDR": f"127.0.0.1:{ports.service_port(base, 'reranker')}",
-        "ZOCRATES_SESSIONS_ADDR": f"127.0.0.1:{ports.service_port(base, 'sessions')}",
     }
-    agent_addr = f"127.0.0.1:{ports.service_port(base, 'agent')}"
-    agent_health = f"http://127.0.0.1:{ports.admin_port(base, 'agent')}/healthz"
+    library_addr = f"127.0.0.1:{ports.service_port(base, 'library')}"
+    library_health = f"http://127.0.0.1:{ports.admin_port(base, 'library')}/healthz"
     reranker_ready = f"http://127.0.0.1:{ports.admin_port(base, 'reranker')}/readyz"
     index = zotero_dir / "zocrates-data" / "library" / INDEX_FILE
     log = tmp_path / "services.log"
     reranker = spawn("services.reranker", env, log=log)
-    agent = None
+    library = None
     try:
         wait_http(reranker_ready, proc=reranker, timeout=120)
-        agent = spawn("services.agent", env, log=log)
-        wait_http(agent_health, proc=agent, timeout=120)
-        done = asyncio.run(_sync(agent_addr))
+        library = spawn("services.library", env, log=log)
+        wait_http(library_health, proc=library, timeout=120)
+        done = asyncio.run(_sync(library_addr))
         assert done["phase"] == "done" and done["added"] == len(papers), done
-        total = asyncio.run(_status(agent_addr))["chunks"]
+        total = asyncio.run(_status(library_addr))["chunks"]
         assert total > 4 * BATCH
 
         deadline = time.monotonic() + 240
@@ -178,30 +177,30 @@ def test_the_reranker_killed_mid_embedding_then_back_the_phase_finishes(
             time.sleep(0.05)
         reranker.kill()
         reranker.wait()
-        time.sleep(3.0)  # the agent meets the dead embedder and backs off
+        time.sleep(3.0)  # the library meets the dead embedder and backs off
         stalled = len(_vectors(index))
         assert stalled < total
         # The library still answers, by keywords, while the embedder is away.
-        hits = asyncio.run(_search_mode(agent_addr, "derivative-free optimizer", "keyword"))
+        hits = asyncio.run(_search_mode(library_addr, "derivative-free optimizer", "keyword"))
         assert hits, "the keyword index serves while the embedder is down"
-        assert asyncio.run(_status(agent_addr))["embedding_phase"]["chunks_pending"] > 0
+        assert asyncio.run(_status(library_addr))["embedding_phase"]["chunks_pending"] > 0
 
         reranker = spawn("services.reranker", env, log=log)
         wait_http(reranker_ready, proc=reranker, timeout=120)
         deadline = time.monotonic() + 300
-        while (status := asyncio.run(_status(agent_addr)))["embedding_phase"]["chunks_pending"]:
+        while (status := asyncio.run(_status(library_addr)))["embedding_phase"]["chunks_pending"]:
             assert time.monotonic() < deadline, log.read_text()[-3000:]
             time.sleep(0.5)
         assert len(_vectors(index)) == total == status["embedding_phase"]["chunks_embedded"]
         assert "retrying" in log.read_text()  # it waited for the embedder, it did not give up
     finally:
-        if agent is not None:
-            stop(agent)
+        if library is not None:
+            stop(library)
         stop(reranker)
 
 
 async def _search_mode(address: str, query: str, mode: str) -> list[dict]:  # type: ignore[type-arg]
-    client = AgentClient(address, timeout=30)
+    client = LibraryClient(address, timeout=30)
     try:
         hits, _ = await client.search(query, k=3, mode=mode)
         return hits

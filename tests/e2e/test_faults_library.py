@@ -1,10 +1,12 @@
-"""SIGKILL of the sessions service, the compactor and Redis in the middle of a library sync,
-and of the reranker in the middle of a research turn (issue 16, "Faults"). The agent and the
-reranker killed mid-sync (a sync does use them) are in ``tests/e2e/test_embedding_resume.py``.
+"""SIGKILL of the agent, the sessions service, the compactor and Redis in the middle of a
+library sync, of the reranker in the middle of a research turn (issue 16, "Faults"), and of the
+library service mid-sync and mid-turn (issue 26). The library service and the reranker killed
+mid-embedding are also in ``tests/e2e/test_embedding_resume.py``.
 
 A sync (``POST /library/sync``, as `zocrates index` streams it, embedding phase followed) goes
-through the gateway to the agent, which reads Zotero and writes the library index, with the
-reranker embedding: no session, no chat lock, no compaction. So each of the three is killed
+through the gateway to the library service, which reads Zotero and writes the library index,
+with the reranker embedding: no agent, no session, no chat lock, no compaction. So each of the
+four is killed
 once the sync's progress shows it part way (items indexed, not all; read back from
 ``GET /library/status`` after the kill), and the test proves what that means for a user:
 
@@ -48,10 +50,13 @@ from tests.support.sse import post_stream_sync
 pytestmark = [pytest.mark.timeout(300)]
 
 FIRST = ("lme4__lmer.pdf", "brms__brms_multilevel.pdf", "sandwich__sandwich-CL.pdf")
-TARGETS = ("sessions", "compactor", "redis")
+TARGETS = ("agent", "sessions", "compactor", "redis")
 PER_SYNC = 5
 _OTHERS = [p.file for p in zf.read_manifest() if p.file not in FIRST and p.file != zf.TRASHED_FILE]
-ADDED = {t: tuple(_OTHERS[i * PER_SYNC : (i + 1) * PER_SYNC]) for i, t in enumerate(TARGETS)}
+ADDED = {
+    t: tuple(_OTHERS[i * PER_SYNC : (i + 1) * PER_SYNC])
+    for i, t in enumerate((*TARGETS, "library"))
+}
 QUESTION = "How does lmer choose its optimizer?"
 LOCK_TTL_SECONDS = 6.0
 SYNC_BOUND_SECONDS = 120.0
@@ -249,3 +254,67 @@ def test_the_reranker_killed_mid_turn(faults: Faults) -> None:
     session = api.get(f"/sessions/{session_id}").json()["session"]
     assert [m["text"] for m in session["messages"] if m["role"] == "user"] == [QUESTION] * 2
     print(f"reranker killed mid-turn: the turn answered {answered:.1f} s after the kill")
+
+
+def test_the_library_killed_mid_sync_resumes_at_its_restart(faults: Faults) -> None:
+    """The sync's own process dies: its stream ends with an error event (never hangs), and the
+    restarted library service finishes what was cut off without being asked again."""
+    stack, api = faults.stack, faults.api
+    for paper in ADDED["library"]:
+        zf.restore_item(stack.zotero, zf.paper_item_key(paper))
+    sync = SyncStream(api)
+    assert sync.midway.wait(60), "the sync never started indexing"
+    stack.kill("library")
+    sync.join(30)
+    kinds = [kind for _, kind, _ in sync.events]
+    assert sync.status == 200 and kinds[-1] == "error", kinds
+    assert sync.events[-1][2]["code"] == "library_unavailable", sync.events[-1]
+
+    stack.start("library")
+    faults.indexed += ADDED["library"]
+    deadline = time.monotonic() + SYNC_BOUND_SECONDS
+    while True:
+        library = api.get("/library/status").json()
+        embedding = library["embedding_phase"]
+        finished = library["items"] == len(faults.indexed) and not library["syncing"]
+        if finished and embedding["chunks_pending"] == 0:
+            break
+        assert time.monotonic() < deadline, library
+        time.sleep(0.5)
+    assert library["attachment_states"].get("failed", 0) == 0, library
+    assert library["chunks"] == embedding["chunks_embedded"], library
+
+
+def test_the_library_killed_mid_turn(faults: Faults) -> None:
+    """The index's process dies as the turn's search begins: the turn ends (an answer from what
+    it has, or an error event with a code) instead of hanging, and the next turn, once the
+    library service is back, answers with citations."""
+    stack, api = faults.stack, faults.api
+    session_id = api.post("/sessions", json={"title": "library dies"}).json()["session"]["id"]
+    killed: list[float] = []
+
+    def kill_the_library() -> None:
+        killed.append(time.monotonic())
+        stack.kill("library")
+
+    faults.model.before_search = kill_the_library
+    status, events, refusal, _ = _chat(api, session_id)
+    assert killed, "the turn never reached its search"
+    assert status == 200, refusal
+    kind, last = events[-1]
+    assert kind in ("done", "error"), events[-1:]
+    if kind == "error":
+        assert last["code"], last
+    else:
+        assert last["status"] == "completed", last
+        assert not last["citations"], last  # nothing was read: nothing can be cited
+    ended = time.monotonic() - killed[0]
+    assert ended < 30, ended
+
+    stack.start("library")
+    wait_checks(stack.gateway_ready, timeout=60, library=True, agent=True)
+    status, events, refusal, _ = _chat(api, session_id)
+    assert status == 200, refusal
+    _answers(events)
+    stack.wait_unlocked(session_id, within=LOCK_TTL_SECONDS + 2)
+    print(f"library killed mid-turn: the turn ended ({kind}) {ended:.1f} s after the kill")

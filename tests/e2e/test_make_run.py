@@ -79,7 +79,15 @@ def test_make_run_serves_the_session_api_and_stops_on_ctrl_c(tmp_path: pathlib.P
         # Running needs none of the test, lint or torch stack that `make test` adds.
         assert not names & {"torch", "sentence-transformers", "pytest", "ruff", "mypy"}, names
         prefixes = {entry.split("|", 1)[0].strip() for entry in output if "|" in entry}
-        assert {"sessions", "agent", "reranker", "compactor", "gateway", "zocrates"} <= prefixes
+        assert {
+            "sessions",
+            "library",
+            "agent",
+            "reranker",
+            "compactor",
+            "gateway",
+            "zocrates",
+        } <= prefixes
 
         token_file = tmp_path / "Zotero" / "zocrates-data" / "gateway.token"
         token = token_file.read_text().strip()

@@ -24,6 +24,7 @@ def test_gateway_survives_the_sessions_service_dying_and_coming_back(
         "ZOCRATES_SESSIONS_ADDR": f"127.0.0.1:{ports.service_port(base, 'sessions')}",
         "ZOCRATES_RPC_TIMEOUT_SECONDS": "1.5",
         "ZOCRATES_AGENT_ADDR": "127.0.0.1:9",  # no agent: the session API does not need it
+        "ZOCRATES_LIBRARY_ADDR": "127.0.0.1:9",
     }
     sessions_ready = f"http://127.0.0.1:{ports.admin_port(base, 'sessions')}/readyz"
     gateway_ready = f"http://127.0.0.1:{ports.admin_port(base, 'gateway')}/readyz"

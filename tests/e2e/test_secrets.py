@@ -31,7 +31,7 @@ from tests.support.ports import free_base_port
 from tests.support.processes import zocrates_run
 from tests.unit.compactor.decisions_server import DecisionsServer, Reply, answer
 
-SERVICES = ("gateway", "sessions", "agent", "reranker", "compactor")
+SERVICES = ("gateway", "sessions", "library", "agent", "reranker", "compactor")
 
 
 class _RawCollector(trace_service_pb2_grpc.TraceServiceServicer):

@@ -31,6 +31,7 @@ def test_services_export_one_trace_across_the_gateway_and_sessions(tmp_path: pat
         "ZOCRATES_SESSIONS_ADDR": f"127.0.0.1:{ports.service_port(base, 'sessions')}",
         "ZOCRATES_OTLP_ENDPOINT": f"http://127.0.0.1:{otlp_port}",
         "ZOCRATES_AGENT_ADDR": "127.0.0.1:9",
+        "ZOCRATES_LIBRARY_ADDR": "127.0.0.1:9",
     }
     log = tmp_path / "services.log"
     trace_id = "4bf92f3577b34da6a3ce929d0e0e4736"

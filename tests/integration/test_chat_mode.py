@@ -19,7 +19,13 @@ from services.common.adk import names
 from services.sessions.remote_session_service import RemoteSessionService
 from tests.support import zotero_fixture as zf
 from tests.support.sse import post_stream
-from tests.support.stack import running_agent, running_gateway, running_reranker, running_sessions
+from tests.support.stack import (
+    running_agent,
+    running_gateway,
+    running_library,
+    running_reranker,
+    running_sessions,
+)
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.timeout(300)]
 
@@ -62,18 +68,27 @@ async def stack(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Stack
     async with contextlib.AsyncExitStack() as exit_stack:
         reranker = await exit_stack.enter_async_context(running_reranker())
         sessions = await exit_stack.enter_async_context(running_sessions(zotero))
+        library = await exit_stack.enter_async_context(
+            running_library(zotero, reranker_addr=reranker.runtime.address)
+        )
         agent = await exit_stack.enter_async_context(
             running_agent(
                 zotero,
                 sessions_addr=sessions.runtime.address,
                 reranker_addr=reranker.runtime.address,
+                library_addr=library.runtime.address,
             )
         )
-        assert agent.library is not None
-        async for _ in agent.library.sync():  # keyword-searchable is enough
+        assert library.library is not None
+        async for _ in library.library.sync():  # keyword-searchable is enough
             pass
         gateway = await exit_stack.enter_async_context(
-            running_gateway(zotero, sessions.runtime.address, agent_addr=agent.runtime.address)
+            running_gateway(
+                zotero,
+                sessions.runtime.address,
+                agent_addr=agent.runtime.address,
+                library_addr=library.runtime.address,
+            )
         )
         await gateway.app.state.gateway.startup_done.wait()
         token = (zotero / "zocrates-data" / "gateway.token").read_text().strip()

@@ -293,11 +293,12 @@ async def test_admin_port_reports_readiness_and_http_metrics(api: Api) -> None:
     admin = f"http://127.0.0.1:{api.gateway.admin.port}"
     async with httpx.AsyncClient() as http:
         ready = await http.get(f"{admin}/readyz")
-        # No agent runs in these tests: the gateway says so and is not ready.
+        # No agent and no library run in these tests: the gateway says so and is not ready.
         assert ready.status_code == 503
         assert ready.json()["checks"] == {
             "sessions": True,
             "agent": False,
+            "library": False,
             "chat_lock": True,
             "startup_maintenance": True,
         }

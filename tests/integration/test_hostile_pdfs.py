@@ -21,14 +21,14 @@ import zlib
 import pypdf
 import pytest
 
-from services.agent.library import extraction, pdf_text
-from services.agent.library.index_store import (
+from services.library import extraction, pdf_text
+from services.library.index_store import (
     STATE_FAILED,
     STATE_INDEXED,
     STATE_NO_TEXT,
     IndexStore,
 )
-from services.agent.library.indexer import LibraryIndexer, SyncProgress
+from services.library.indexer import LibraryIndexer, SyncProgress
 from tests.support import zotero_fixture as zf
 
 pytestmark = [pytest.mark.timeout(300)]

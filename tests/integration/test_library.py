@@ -13,13 +13,13 @@ from collections.abc import AsyncIterator
 import pytest
 import pytest_asyncio
 
-from services.agent.library.indexer import SyncProgress
-from services.agent.library.library import Library
-from services.agent.library.pdf_text import pdf_page_count
 from services.common.errors import InvalidArgument, NotFound
+from services.library.indexer import SyncProgress
+from services.library.library import Library
+from services.library.pdf_text import pdf_page_count
 from services.reranker.client import RerankerClient
 from tests.support import zotero_fixture as zf
-from tests.support.stack import running_reranker
+from tests.support.stack import research_tools_over_grpc, running_reranker
 
 # The first full index of the 38 papers takes about 100 s on 2 cores.
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.timeout(900)]
@@ -157,47 +157,48 @@ async def test_scoped_search_stays_in_scope(full) -> None:  # type: ignore[no-un
 
 async def test_research_tools(full) -> None:  # type: ignore[no-untyped-def]
     library, _, _ = full
-    search_corpus, get_document_toc, read_document = library.research_tools()
-    assert [t.__name__ for t in (search_corpus, get_document_toc, read_document)] == [
-        "search_corpus",
-        "get_document_toc",
-        "read_document",
-    ]
-    result = await search_corpus("cumulative link models for ordinal responses", k=3)
-    assert result["status"] == "success" and len(result["results"]) == 3
-    first = result["results"][0]
-    assert set(first) >= {
-        "item_key",
-        "title",
-        "authors",
-        "year",
-        "page",
-        "section",
-        "score",
-        "word_count",
-        "text",
-    }
-    json.dumps(result)
+    async with research_tools_over_grpc(library) as tools:
+        search_corpus, get_document_toc, read_document = tools
+        assert [t.__name__ for t in (search_corpus, get_document_toc, read_document)] == [
+            "search_corpus",
+            "get_document_toc",
+            "read_document",
+        ]
+        result = await search_corpus("cumulative link models for ordinal responses", k=3)
+        assert result["status"] == "success" and len(result["results"]) == 3
+        first = result["results"][0]
+        assert set(first) >= {
+            "item_key",
+            "title",
+            "authors",
+            "year",
+            "page",
+            "section",
+            "score",
+            "word_count",
+            "text",
+        }
+        json.dumps(result)
 
-    lme4 = _key("lme4__lmer.pdf")
-    toc = await get_document_toc(lme4)
-    assert toc["status"] == "success" and len(toc["sections"]) >= 5 and toc["page_count"] > 30
-    section = toc["sections"][1]
-    read = await read_document(lme4, section=section["title"])
-    assert (
-        read["status"] == "success"
-        and read["start_page"] == section["page"]
-        and read["word_count"] > 100
-    )
-    pages = await read_document(lme4, start_page=2, end_page=3)
-    assert [p["page"] for p in pages["pages"]] == [2, 3]
-    capped = await read_document(lme4, start_page=1, end_page=40)
-    assert len(capped["pages"]) == 12
-    assert (await read_document(lme4, start_page=999))["code"] == "invalid_pages"
-    assert (await read_document(lme4, section="no such section"))["code"] == "section_not_found"
-    assert (await get_document_toc("NOPE1234"))["code"] == "item_not_found"
-    scoped = await search_corpus("optimizer", scope=[lme4], k=5)
-    assert {r["item_key"] for r in scoped["results"]} == {lme4}
+        lme4 = _key("lme4__lmer.pdf")
+        toc = await get_document_toc(lme4)
+        assert toc["status"] == "success" and len(toc["sections"]) >= 5 and toc["page_count"] > 30
+        section = toc["sections"][1]
+        read = await read_document(lme4, section=section["title"])
+        assert (
+            read["status"] == "success"
+            and read["start_page"] == section["page"]
+            and read["word_count"] > 100
+        )
+        pages = await read_document(lme4, start_page=2, end_page=3)
+        assert [p["page"] for p in pages["pages"]] == [2, 3]
+        capped = await read_document(lme4, start_page=1, end_page=40)
+        assert len(capped["pages"]) == 12
+        assert (await read_document(lme4, start_page=999))["code"] == "invalid_pages"
+        assert (await read_document(lme4, section="no such section"))["code"] == "section_not_found"
+        assert (await get_document_toc("NOPE1234"))["code"] == "item_not_found"
+        scoped = await search_corpus("optimizer", scope=[lme4], k=5)
+        assert {r["item_key"] for r in scoped["results"]} == {lme4}
 
 
 async def test_unchanged_resync_skips_everything(full) -> None:  # type: ignore[no-untyped-def]

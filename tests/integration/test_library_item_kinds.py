@@ -13,9 +13,10 @@ import numpy as np
 import pytest
 import pytest_asyncio
 
-from services.agent.library.indexer import SyncProgress
-from services.agent.library.library import Library
+from services.library.indexer import SyncProgress
+from services.library.library import Library
 from tests.support import zotero_fixture as zf
+from tests.support.stack import research_tools_over_grpc
 
 pytestmark = [pytest.mark.timeout(300)]
 
@@ -106,23 +107,26 @@ async def test_both_pdfs_of_an_item_are_indexed_and_a_passage_names_its_own(
     assert lme4_hits and {h.attachment_key for h in lme4_hits} == {LME4_PDF}
     assert {h.item_key for h in zoo_hits + lme4_hits} == {LME4}
 
-    search_corpus, get_document_toc, read_document = library.research_tools()
-    found = await search_corpus("totally ordered observations", scope=[LME4], k=3)
-    hit = found["results"][0]
-    assert (hit["item_key"], hit["attachment_key"]) == (LME4, supplement)
-    # Reading the passage's page of the PDF it names gives back the passage ...
-    page = await read_document(LME4, start_page=hit["page"], attachment_key=supplement)
-    assert page["status"] == "success" and page["attachment_key"] == supplement
-    opening = " ".join(hit["text"].split()[:8])
-    assert opening in " ".join(page["pages"][0]["text"].split())
-    # ... while the item alone reads the PDF Zotero opens for it.
-    main = await read_document(LME4, start_page=hit["page"])
-    assert main["attachment_key"] == LME4_PDF and main["pages"] != page["pages"]
-    toc = await get_document_toc(LME4, attachment_key=supplement)
-    assert toc["attachment_keys"] == [LME4_PDF, supplement]
-    assert toc["page_count"] == library.store.page_count(supplement)
-    wrong = await read_document(LME4, start_page=1, attachment_key=zf.paper_attachment_key(CHAPTER))
-    assert wrong["code"] == "attachment_not_found"
+    async with research_tools_over_grpc(library) as tools:
+        search_corpus, get_document_toc, read_document = tools
+        found = await search_corpus("totally ordered observations", scope=[LME4], k=3)
+        hit = found["results"][0]
+        assert (hit["item_key"], hit["attachment_key"]) == (LME4, supplement)
+        # Reading the passage's page of the PDF it names gives back the passage ...
+        page = await read_document(LME4, start_page=hit["page"], attachment_key=supplement)
+        assert page["status"] == "success" and page["attachment_key"] == supplement
+        opening = " ".join(hit["text"].split()[:8])
+        assert opening in " ".join(page["pages"][0]["text"].split())
+        # ... while the item alone reads the PDF Zotero opens for it.
+        main = await read_document(LME4, start_page=hit["page"])
+        assert main["attachment_key"] == LME4_PDF and main["pages"] != page["pages"]
+        toc = await get_document_toc(LME4, attachment_key=supplement)
+        assert toc["attachment_keys"] == [LME4_PDF, supplement]
+        assert toc["page_count"] == library.store.page_count(supplement)
+        wrong = await read_document(
+            LME4, start_page=1, attachment_key=zf.paper_attachment_key(CHAPTER)
+        )
+        assert wrong["code"] == "attachment_not_found"
 
 
 async def test_a_book_section_is_indexed_with_its_book_and_its_author(library: Library) -> None:

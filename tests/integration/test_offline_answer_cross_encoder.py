@@ -8,10 +8,10 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from services.agent.library import chunking
-from services.agent.library.pdf_text import extract_pages
 from services.agent.research import offline_answer as oa
 from services.agent.research import offline_sentences as sents
+from services.library import chunking
+from services.library.pdf_text import extract_pages
 from services.reranker.client import RerankerClient
 from services.reranker.models import CrossEncoder, Embedder
 from tests.support.stack import running_reranker

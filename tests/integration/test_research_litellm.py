@@ -39,13 +39,19 @@ import litellm
 import pytest
 import pytest_asyncio
 
-from services.agent.library.tools import SEARCH_CORPUS
 from services.agent.research.agents import COORDINATOR, SEARCH_SUBAGENT
+from services.agent.research.library_tools import SEARCH_CORPUS
 from services.agent.research.retrieval_tools import CONCLUDE_SEARCH, REQUEST_SEARCH_EXTENSION
 from services.agent.research.runtime import API_KEY_ENV
 from services.common.adk.names import SEARCH_LIBRARY, SYNTHESIZER
 from tests.support import zotero_fixture as zf
-from tests.support.openai_server import NetworkLog, OpenAIServer, record_network, serve_openai
+from tests.support.openai_server import (
+    CAPABLE_MODEL,
+    NetworkLog,
+    OpenAIServer,
+    record_network,
+    serve_openai,
+)
 from tests.support.research_model import (
     ANSWER_OPENING,
     BLOCK_RE,
@@ -139,6 +145,7 @@ async def stack(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Stack
             "subagent_model": f"openai/{MODELS[SEARCH_SUBAGENT]}",
             "synthesizer_model": f"openai/{MODELS[SYNTHESIZER]}",
             "model_api_base": server.api_base,
+            **CAPABLE_MODEL,
         }
         response = await http.put("/config", json=changes)
         assert response.status_code == 200, response.text

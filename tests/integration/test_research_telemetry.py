@@ -19,8 +19,10 @@ from opentelemetry.trace import StatusCode
 from services.agent.research.agents import build_coordinator
 from services.agent.research.chat import ChatService
 from services.agent.research.harness import Harness
+from services.agent.research.library_tools import make_library_tools
 from services.common.tracing_enrich import OI_KIND, ZOCRATES_KIND
 from services.common.turn_scope import TurnScope
+from services.library.client import LibraryClient
 from services.reranker.client import RerankerClient
 from services.sessions.remote_session_service import RemoteSessionService
 from tests.support import zotero_fixture as zf
@@ -70,12 +72,14 @@ class Research:
 async def research(tmp_path: Any) -> AsyncIterator[Research]:
     zotero = zf.build_zotero_library(tmp_path / "zotero", files=("lme4__lmer.pdf",))
     async with running_indexed_stack(zotero, gateway=False) as indexed:
-        reranker, sessions, agent = indexed.reranker, indexed.sessions, indexed.agent
+        reranker, sessions = indexed.reranker, indexed.sessions
         remote = RemoteSessionService(sessions.runtime.address)
         client = RerankerClient(reranker.runtime.address, timeout=120)
-        yield Research(remote, agent.library.research_tools(), client)
+        library_client = LibraryClient(indexed.library.runtime.address)
+        yield Research(remote, make_library_tools(library_client), client)
         await remote.close()
         await client.close()
+        await library_client.close()
 
 
 def _children(spans: list[ReadableSpan], parent: ReadableSpan) -> list[ReadableSpan]:

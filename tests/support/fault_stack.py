@@ -28,7 +28,7 @@ from tests.support.ports import free_base_port
 from tests.support.processes import spawn, stop, wait_checks, wait_http
 from tests.support.sse import post_stream_sync
 
-START_ORDER = ("redis", "reranker", "sessions", "agent", "compactor", "gateway")
+START_ORDER = ("redis", "reranker", "sessions", "library", "agent", "compactor", "gateway")
 # An embedder that is quick on two shared cores (the fault tests need the embedding phase to
 # finish, not good vectors) and a cross-encoder that reads less of each passage.
 FAST_MODELS = {

@@ -24,3 +24,10 @@ def free_base_port() -> int:
         if all(_free(base + i) for i in range(PORT_SPAN)):
             return base
     raise RuntimeError("no free port range found")
+
+
+def free_port() -> int:
+    """One port of 127.0.0.1 that is free right now (the kernel's pick)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])

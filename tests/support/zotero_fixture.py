@@ -6,7 +6,7 @@ publicationTitle and tags, each with a child PDF attachment stored the way Zoter
 imported file; two collections with a sub-collection; and the zoo paper in the trash.
 
 The schema is a verbatim subset of Zotero 7.0's ``resource/schema/userdata.sql`` (userdata
-schema 123, tag 7.0.32): the tables ``services.agent.library.zotero`` reads, plus
+schema 123, tag 7.0.32): the tables ``services.library.zotero`` reads, plus
 ``itemNotes`` and ``itemAnnotations`` for the notes and annotations a library holds. Item
 types, fields and creator types carry the ids of Zotero's classic ``system.sql``
 (``resource/schema/system-107.sql``: databases created before Zotero 5.0.78 keep them; newer

@@ -32,6 +32,7 @@ from services.common import ports
 from services.common.settings import CommonSettings
 from services.compactor.config import CompactorSettings
 from services.gateway.config import GatewaySettings
+from services.library.config import LibrarySettings
 from services.reranker.config import RerankerSettings
 from services.sessions.config import SessionsSettings
 
@@ -45,15 +46,34 @@ SETTINGS: dict[str, type[CommonSettings]] = {
     "agent": AgentSettings,
     "reranker": RerankerSettings,
     "compactor": CompactorSettings,
+    "library": LibrarySettings,
 }
 # Which peers each service needs, as (setting, peer service); from services/stack/cli.py.
 PEERS: dict[str, dict[str, str]] = {
-    "gateway": {"sessions_addr": "sessions", "agent_addr": "agent", "compactor_addr": "compactor"},
-    "agent": {"sessions_addr": "sessions", "reranker_addr": "reranker"},
+    "gateway": {
+        "sessions_addr": "sessions",
+        "agent_addr": "agent",
+        "compactor_addr": "compactor",
+        "library_addr": "library",
+    },
+    "agent": {"sessions_addr": "sessions", "reranker_addr": "reranker", "library_addr": "library"},
     "compactor": {"sessions_addr": "sessions", "reranker_addr": "reranker"},
     "sessions": {},
     "reranker": {},
+    "library": {"reranker_addr": "reranker"},
 }
+# Who reads the Zotero library itself (zotero.sqlite, storage/), read-only: the library service
+# indexes it, the gateway's /register and /library/sync check it. Everyone else sees only
+# zocrates-data.
+READS_ZOTERO = ("library", "gateway")
+# The settings that moved from the agent to the library service with the index.
+LIBRARY_ONLY_ENV = (
+    "ZOCRATES_INDEX_DIR",
+    "ZOCRATES_INDEX_WORKERS",
+    "ZOCRATES_VECTOR_GRAPH_FROM",
+    "ZOCRATES_BASE_ATTACHMENT_DIR",
+)
+MODEL_KEYS = ("GOOGLE_API_KEY", "OPENROUTER_API_KEY", "ZOCRATES_MODEL_API_KEY")
 SECRET_NAMES = (
     "ZOCRATES_GATEWAY_TOKEN",
     "POSTGRES_PASSWORD",
@@ -298,15 +318,40 @@ def test_compose_runs_under_podman_compose_1_0(compose: dict[str, Any]) -> None:
 
 
 def test_compose_volumes_library_read_only_data_writable(compose: dict[str, Any]) -> None:
-    for name in ("agent", "gateway"):
+    for name in READS_ZOTERO:
         volumes = compose["services"][name]["volumes"]
         assert f"{COMPOSE_VARS['ZOTERO_DIR']}:/zotero:ro" in volumes, name
-        assert "zocrates-data:/zotero/zocrates-data" in volumes, name
+    for name in zocrates_services(compose):
+        if name != "reranker":
+            assert "zocrates-data:/zotero/zocrates-data" in compose["services"][name]["volumes"]
+    readers = set()
     for name, svc in compose["services"].items():
         for volume in svc.get("volumes") or []:
             if volume.endswith(":/zotero") or ":/zotero:" in volume:
                 assert volume.endswith(":ro"), f"{name} mounts the Zotero library writable"
+                readers.add(name)
+    assert readers == set(READS_ZOTERO), "only the library and the gateway read the library"
     assert "zocrates-data" in compose["volumes"]
+
+
+def test_compose_library_owns_the_index_and_needs_no_model_keys(
+    compose: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    by_service = {v: k for k, v in zocrates_services(compose).items()}
+    name = by_service["library"]
+    svc = compose["services"][name]
+    settings = build_settings(LibrarySettings, compose_env(compose, name), monkeypatch)
+    # The index is on the writable zocrates-data volume, not under the read-only /zotero.
+    assert settings.library_dir.is_relative_to("/zotero/zocrates-data"), settings.library_dir
+    assert not svc.get("env_file"), f"{name} needs no models.env or gateway.env"
+    for key in (*MODEL_KEYS, "ZOCRATES_SESSIONS_ADDR"):
+        assert key not in (svc.get("environment") or {}), key
+    # Its settings are set on it, never on the agent (which would ignore them).
+    agent_env = compose["services"][by_service["agent"]].get("environment") or {}
+    assert not set(LIBRARY_ONLY_ENV) & set(agent_env)
+    # Whoever calls the library waits for it.
+    for caller in ("agent", "gateway"):
+        assert name in compose["services"][by_service[caller]]["depends_on"], caller
 
 
 def test_compose_holds_no_secret_values() -> None:
@@ -640,9 +685,9 @@ def test_k8s_reranker_gets_the_most_memory_and_stateless_services_scale(
     assert all(limit("reranker") > limit(s) for s in SETTINGS if s != "reranker")
     for service in ("gateway", "compactor", "reranker"):
         assert deps[service]["spec"]["replicas"] > 1, service
-    # The agent writes its library's index (one writer): one replica, never two in a rollout.
-    assert deps["agent"]["spec"]["replicas"] == 1
-    assert deps["agent"]["spec"]["strategy"] == {"type": "Recreate"}
+    # The library service writes its index (one writer): one replica, never two in a rollout.
+    assert deps["library"]["spec"]["replicas"] == 1
+    assert deps["library"]["spec"]["strategy"] == {"type": "Recreate"}
 
 
 def test_k8s_sessions_on_postgres_and_gateway_on_redis(
@@ -662,17 +707,45 @@ def test_k8s_sessions_on_postgres_and_gateway_on_redis(
 
 def test_k8s_volumes_library_read_only_data_writable(k8s: list[dict[str, Any]]) -> None:
     deps = zocrates_deployments(k8s)
-    for service in ("agent", "gateway"):
+    for service in READS_ZOTERO:
         (container,) = deps[service]["spec"]["template"]["spec"]["containers"]
         mounts = {m["mountPath"]: m for m in container["volumeMounts"]}
         assert mounts["/zotero"].get("readOnly") is True, service
+    for service in set(SETTINGS) - {"reranker"}:
+        (container,) = deps[service]["spec"]["template"]["spec"]["containers"]
+        mounts = {m["mountPath"]: m for m in container["volumeMounts"]}
         assert mounts["/zotero/zocrates-data"].get("readOnly") is not True, service
-        assert mounts["/zotero/zocrates-data"]["subPath"] == "zocrates-data"
+        assert mounts["/zotero/zocrates-data"]["subPath"] == "zocrates-data", service
+    readers = set()
     for service, dep in deps.items():
         (container,) = dep["spec"]["template"]["spec"]["containers"]
         for mount in container["volumeMounts"]:
             if mount["mountPath"] == "/zotero":
                 assert mount.get("readOnly") is True, f"{service} mounts the library writable"
+                readers.add(service)
+    assert readers == set(READS_ZOTERO), "only the library and the gateway read the library"
+
+
+def test_k8s_library_owns_the_index_and_needs_no_secrets(
+    k8s: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    deps = zocrates_deployments(k8s)
+    dep = deps["library"]
+    pod = dep["spec"]["template"]["spec"]
+    (container,) = pod["containers"]
+    settings = build_settings(LibrarySettings, container_env(k8s, dep), monkeypatch)
+    # The index lands on the writable subPath of the PVC, which the pod mounts from the claim.
+    mounts = {m["mountPath"]: m for m in container["volumeMounts"]}
+    writable = mounts["/zotero/zocrates-data"]
+    assert settings.library_dir.is_relative_to(writable["mountPath"]), settings.library_dir
+    volumes = {v["name"]: v for v in pod["volumes"]}
+    claim = volumes[writable["name"]]["persistentVolumeClaim"]["claimName"]
+    assert claim in by_kind(k8s, "PersistentVolumeClaim")
+    # No model keys, no gateway token, no database password.
+    assert not [e for e in container.get("env") or [] if "valueFrom" in e]
+    # The moved settings are not set on the agent alone (it would ignore them).
+    (agent,) = deps["agent"]["spec"]["template"]["spec"]["containers"]
+    assert not set(LIBRARY_ONLY_ENV) & {e["name"] for e in agent.get("env") or []}
 
 
 def test_k8s_only_gateway_may_be_exposed_and_no_secret_in_configmap(

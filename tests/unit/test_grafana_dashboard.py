@@ -27,7 +27,8 @@ METRIC_MODULES = (
     "services.compactor.metrics",
     "services.sessions.metrics",
     "services.reranker.batching",
-    "services.agent.library.metrics",
+    "services.reranker.service",
+    "services.library.metrics",
     "services.agent.servicer",
     "services.agent.research.usage",
 )

@@ -82,6 +82,21 @@ def test_tests_and_benchmarks_are_held_to_the_adk_rule_too(tmp_path: pathlib.Pat
             "from ...sessions import service\n",
             "services.sessions.service",
         ),
+        (  # the agent reads the index only through the library service's client
+            "services/agent/research/library_tools.py",
+            "from services.library.search import LibrarySearch\n",
+            "services.library.search",
+        ),
+        (
+            "services/gateway/routers/library.py",
+            "from services.library.library import Library\n",
+            "services.library.library",
+        ),
+        (
+            "services/library/search.py",
+            "from services.agent.research.library_tools import Tool\n",
+            "services.agent.research.library_tools",
+        ),
     ],
 )
 def test_a_service_reaching_into_another_service_fails(
@@ -100,6 +115,7 @@ def test_clients_the_session_adapter_common_and_the_shim_pass(tmp_path: pathlib.
         tmp_path,
         "services/agent/server.py",
         "from services.reranker.client import RerankerClient\n"
+        "from services.library.client import LibraryClient\n"
         "from services.sessions import client\n"
         "from services.sessions.remote_session_service import RemoteSessionService\n"
         "from services.common.adk.history import live_events\n"

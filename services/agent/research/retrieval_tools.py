@@ -14,9 +14,14 @@ from typing import Any
 
 from google.adk.tools.tool_context import ToolContext
 
-from services.agent.library.tools import GET_DOCUMENT_TOC, READ_DOCUMENT, SEARCH_CORPUS, Tool
 from services.agent.research import state_keys as sk
 from services.agent.research.harness import Ceilings, check_and_increment_tool_budget
+from services.agent.research.library_tools import (
+    GET_DOCUMENT_TOC,
+    READ_DOCUMENT,
+    SEARCH_CORPUS,
+    Tool,
+)
 
 logger = logging.getLogger(__name__)
 

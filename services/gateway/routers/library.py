@@ -57,7 +57,7 @@ async def sync(state: State, body: Annotated[SyncBody | None, Body()] = None) ->
 
     async def frames() -> AsyncIterator[bytes]:
         try:
-            async for progress in state.agent.sync(
+            async for progress in state.library.sync(
                 zotero_data_dir=zotero_dir,
                 full=options.full,
                 follow_embedding=options.follow_embedding,
@@ -75,7 +75,7 @@ async def sync(state: State, body: Annotated[SyncBody | None, Body()] = None) ->
     response_model=LibraryStatus,
 )
 async def status(state: State) -> dict[str, Any]:
-    return {"status": "success", **await state.agent.status()}
+    return {"status": "success", **await state.library.status()}
 
 
 @router.post(
@@ -85,7 +85,7 @@ async def status(state: State) -> dict[str, Any]:
     responses=error_responses(400, 422),
 )
 async def prioritize(state: State, body: PrioritizeBody) -> dict[str, Any]:
-    pending = await state.agent.prioritize(body.item_keys)
+    pending = await state.library.prioritize(body.item_keys)
     return {"status": "success", "item_keys": body.item_keys, "chunks_pending": pending}
 
 
@@ -110,7 +110,7 @@ async def search(
     mode: Annotated[Literal["hybrid", "keyword", "dense"], Query()] = "hybrid",
     rerank: Annotated[bool, Query(description="Rerank with the cross-encoder.")] = False,
 ) -> dict[str, Any]:
-    results, took_ms = await state.agent.search(
+    results, took_ms = await state.library.search(
         q, k=k, item_keys=item_keys, collection_key=collection, mode=mode, rerank=rerank
     )
     return {"status": "success", "query": q, "took_ms": round(took_ms, 2), "results": results}

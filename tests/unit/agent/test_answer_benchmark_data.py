@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from services.agent.library.pdf_text import extract_pages
+from services.library.pdf_text import extract_pages
 from tests.support.zotero_fixture import default_papers_dir
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[3]

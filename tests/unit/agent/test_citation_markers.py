@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from services.agent.library.tools import MAX_READ_PAGES
 from services.agent.research import evidence as ev
 from services.agent.research.citations import verify, with_quotes
+from services.agent.research.library_tools import MAX_READ_PAGES
 from services.agent.research.markers import find_markers, strip_markers
 
 NUMBERED = [

@@ -23,8 +23,6 @@ from google.adk.runners import Runner
 from google.adk.sessions.in_memory_session_service import InMemorySessionService
 from google.genai import types
 
-from services.agent.library.library import Library
-from services.agent.library.tools import Tool
 from services.agent.research.agents import (
     COORDINATOR,
     SEARCH_SUBAGENT,
@@ -33,6 +31,7 @@ from services.agent.research.agents import (
 )
 from services.agent.research.chat import ChatService
 from services.agent.research.harness import Harness
+from services.agent.research.library_tools import Tool
 from services.agent.research.retrieval_tools import CONCLUDE_SEARCH
 from services.agent.research.runtime import ResearchRuntime
 from services.agent.research.wire import wire_events
@@ -41,8 +40,10 @@ from services.common.app_config import ConfigStore
 from services.common.models import resolve_model
 from services.common.thinking import thinking_config
 from services.common.turn_scope import TurnScope
+from services.library.library import Library
 from services.reranker.models import Embedder
 from tests.support.scripted_llm import ScriptedToolLlm, call, text
+from tests.support.stack import research_tools_over_grpc
 
 APP, USER = "zocrates", "local"
 THOUGHT = "The question wants the optimizer; evidence [7, p. 70] looks closest."
@@ -94,7 +95,8 @@ async def library_tools(tmp_path: pathlib.Path, embedder: Embedder) -> AsyncIter
         reranker=None,
         embedding_model="bge_small_en",
     )
-    yield library.research_tools()
+    async with research_tools_over_grpc(library) as tools:
+        yield tools
     await library.aclose()
 
 

@@ -18,6 +18,7 @@ from services.common.app_config import ZocratesConfig
 from services.common.settings import CommonSettings
 from services.compactor.config import CompactorSettings
 from services.gateway.config import GatewaySettings
+from services.library.config import LibrarySettings
 from services.reranker.config import RerankerSettings
 from services.sessions.config import SessionsSettings
 from services.stack.cli import main
@@ -30,6 +31,7 @@ SECTIONS: dict[str, tuple[type[BaseSettings], str | None]] = {
     "gateway": (GatewaySettings, "gateway"),
     "sessions": (SessionsSettings, "sessions"),
     "agent": (AgentSettings, "agent"),
+    "library": (LibrarySettings, "library"),
     "reranker": (RerankerSettings, "reranker"),
     "compactor": (CompactorSettings, "compactor"),
 }

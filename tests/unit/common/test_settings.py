@@ -40,6 +40,7 @@ def test_gateway_without_sessions_addr_names_the_variable(monkeypatch: pytest.Mo
 def test_gateway_loads_with_sessions_addr(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ZOCRATES_SESSIONS_ADDR", "127.0.0.1:8766")
     monkeypatch.setenv("ZOCRATES_AGENT_ADDR", "127.0.0.1:8767")
+    monkeypatch.setenv("ZOCRATES_LIBRARY_ADDR", "127.0.0.1:8770")
     settings = load_settings(GatewaySettings, "gateway")
     assert settings.sessions_addr == "127.0.0.1:8766"
     assert settings.port == 8765
@@ -51,6 +52,7 @@ def test_gateway_loads_with_sessions_addr(monkeypatch: pytest.MonkeyPatch) -> No
 def test_derived_ports_for_default_base(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ZOCRATES_SESSIONS_ADDR", "x:1")
     monkeypatch.setenv("ZOCRATES_AGENT_ADDR", "127.0.0.1:8767")
+    monkeypatch.setenv("ZOCRATES_LIBRARY_ADDR", "127.0.0.1:8770")
     monkeypatch.setenv("ZOCRATES_PORT", "8765")
     gateway = load_settings(GatewaySettings, "gateway")
     sessions = load_settings(SessionsSettings, "sessions")
@@ -66,6 +68,7 @@ def test_derived_ports_for_default_base(monkeypatch: pytest.MonkeyPatch) -> None
 def test_ports_follow_the_base(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ZOCRATES_SESSIONS_ADDR", "x:1")
     monkeypatch.setenv("ZOCRATES_AGENT_ADDR", "127.0.0.1:8767")
+    monkeypatch.setenv("ZOCRATES_LIBRARY_ADDR", "127.0.0.1:8770")
     monkeypatch.setenv("ZOCRATES_PORT", "9000")
     assert load_settings(GatewaySettings, "gateway").gateway_admin_port == 9010
     sessions = load_settings(SessionsSettings, "sessions")
@@ -104,6 +107,7 @@ def test_highest_valid_base_keeps_every_port_in_range(monkeypatch: pytest.Monkey
 def test_explicit_port_overrides_win(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ZOCRATES_SESSIONS_ADDR", "x:1")
     monkeypatch.setenv("ZOCRATES_AGENT_ADDR", "127.0.0.1:8767")
+    monkeypatch.setenv("ZOCRATES_LIBRARY_ADDR", "127.0.0.1:8770")
     monkeypatch.setenv("ZOCRATES_PORT", "9000")
     monkeypatch.setenv("ZOCRATES_GATEWAY_ADMIN_PORT", "12345")
     monkeypatch.setenv("ZOCRATES_SESSIONS_GRPC_PORT", "23456")
@@ -119,6 +123,7 @@ def test_explicit_port_overrides_win(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_invalid_base_port_names_zocrates_port(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
     monkeypatch.setenv("ZOCRATES_SESSIONS_ADDR", "x:1")
     monkeypatch.setenv("ZOCRATES_AGENT_ADDR", "127.0.0.1:8767")
+    monkeypatch.setenv("ZOCRATES_LIBRARY_ADDR", "127.0.0.1:8770")
     monkeypatch.setenv("ZOCRATES_PORT", value)
     with pytest.raises(SettingsError) as info:
         load_settings(GatewaySettings, "gateway")

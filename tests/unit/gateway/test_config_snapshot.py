@@ -20,6 +20,7 @@ def _state(data_dir: pathlib.Path) -> GatewayState:
         token="",
         sessions=None,  # type: ignore[arg-type]  # the config needs no peer
         agent=None,  # type: ignore[arg-type]
+        library=None,  # type: ignore[arg-type]
         chat_lock=InMemoryChatLock(ttl_seconds=60),
         config_store=ConfigStore(data_dir),
     )

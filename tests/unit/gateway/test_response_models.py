@@ -14,13 +14,13 @@ from fastapi import FastAPI
 from fastapi.encoders import jsonable_encoder
 from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
-from zocrates.agent.v1 import agent_pb2 as pb
+from zocrates.library.v1 import library_pb2 as pb
 
-from services.agent.client import embedding_phase_dict, hit_dict, keyword_phase_dict, problem_dict
 from services.gateway.app import create_app
 from services.gateway.config import GatewaySettings
 from services.gateway.routers import chat, library
 from services.gateway.schemas.sessions import SessionBody
+from services.library.client import embedding_phase_dict, hit_dict, keyword_phase_dict, problem_dict
 
 
 @pytest.fixture(scope="module")
@@ -30,6 +30,7 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> FastAPI:
         port=18765,
         sessions_addr="127.0.0.1:9",
         agent_addr="127.0.0.1:9",
+        library_addr="127.0.0.1:9",
     )
     return create_app(settings)  # not started: only its settings of responses are read
 

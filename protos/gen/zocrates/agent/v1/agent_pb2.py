@@ -25,15 +25,13 @@ _sym_db = _symbol_database.Default()
 from zocrates.common.v1 import session_ref_pb2 as zocrates_dot_common_dot_v1_dot_session__ref__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dzocrates/agent/v1/agent.proto\x12\x11zocrates.agent.v1\x1a$zocrates/common/v1/session_ref.proto\".\n\x0b\x43ontextItem\x12\x10\n\x08item_key\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\"/\n\x0cSnippetImage\x12\x11\n\tmime_type\x18\x01 \x01(\t\x12\x0c\n\x04\x64\x61ta\x18\x02 \x01(\x0c\"\x84\x01\n\x07Snippet\x12\x0c\n\x04text\x18\x01 \x01(\t\x12\x10\n\x08item_key\x18\x02 \x01(\t\x12\x0c\n\x04page\x18\x03 \x01(\x05\x12\r\n\x05title\x18\x04 \x01(\t\x12\x0c\n\x04kind\x18\x05 \x01(\t\x12.\n\x05image\x18\x06 \x01(\x0b\x32\x1f.zocrates.agent.v1.SnippetImage\"\xfc\x01\n\x0b\x43hatRequest\x12/\n\x07session\x18\x01 \x01(\x0b\x32\x1e.zocrates.common.v1.SessionRef\x12\x0e\n\x06prompt\x18\x02 \x01(\t\x12-\n\x05items\x18\x03 \x03(\x0b\x32\x1e.zocrates.agent.v1.ContextItem\x12\x16\n\x0e\x63ollection_key\x18\x04 \x01(\t\x12\x17\n\x0f\x63ollection_name\x18\x07 \x01(\t\x12,\n\x08snippets\x18\x05 \x03(\x0b\x32\x1a.zocrates.agent.v1.Snippet\x12\x0c\n\x04mode\x18\x08 \x01(\tJ\x04\x08\x06\x10\x07R\nrequest_id\"\x84\x01\n\rResumeRequest\x12/\n\x07session\x18\x01 \x01(\x0b\x32\x1e.zocrates.common.v1.SessionRef\x12\x15\n\rinvocation_id\x18\x02 \x01(\t\x12\x14\n\x0cinterrupt_id\x18\x03 \x01(\t\x12\x15\n\rresponse_json\x18\x04 \x01(\t\",\n\tChatEvent\x12\x0c\n\x04type\x18\x01 \x01(\t\x12\x11\n\tdata_json\x18\x02 \x01(\t\"W\n\rRewindRequest\x12/\n\x07session\x18\x01 \x01(\x0b\x32\x1e.zocrates.common.v1.SessionRef\x12\x15\n\rinvocation_id\x18\x02 \x01(\t\"\r\n\x0bRewindReply\"U\n\x12SyncLibraryRequest\x12\x17\n\x0fzotero_data_dir\x18\x01 \x01(\t\x12\x0c\n\x04\x66ull\x18\x02 \x01(\x08\x12\x18\n\x10\x66ollow_embedding\x18\x03 \x01(\x08\"\xce\x01\n\x0cKeywordPhase\x12\x0f\n\x07running\x18\x01 \x01(\x08\x12\x12\n\nitems_done\x18\x02 \x01(\x05\x12\x13\n\x0bitems_total\x18\x03 \x01(\x05\x12\x15\n\ritems_pending\x18\x04 \x01(\x05\x12\x12\n\npages_done\x18\x05 \x01(\x03\x12\x13\n\x0bpages_total\x18\x06 \x01(\x03\x12\x15\n\rpages_pending\x18\x07 \x01(\x03\x12\x18\n\x10pages_per_second\x18\x08 \x01(\x01\x12\x13\n\x0b\x65ta_seconds\x18\t \x01(\x01\"\xa7\x01\n\x0e\x45mbeddingPhase\x12\x0f\n\x07running\x18\x01 \x01(\x08\x12\x14\n\x0c\x63hunks_total\x18\x02 \x01(\x03\x12\x17\n\x0f\x63hunks_embedded\x18\x03 \x01(\x03\x12\x16\n\x0e\x63hunks_pending\x18\x04 \x01(\x03\x12\x19\n\x11\x63hunks_per_second\x18\x05 \x01(\x01\x12\x13\n\x0b\x65ta_seconds\x18\x06 \x01(\x01\x12\r\n\x05\x65rror\x18\x07 \x01(\t\"\xa4\x01\n\x11\x41ttachmentProblem\x12\x16\n\x0e\x61ttachment_key\x18\x01 \x01(\t\x12\x10\n\x08item_key\x18\x02 \x01(\t\x12\r\n\x05title\x18\x03 \x01(\t\x12\x0c\n\x04path\x18\x04 \x01(\t\x12\r\n\x05state\x18\x05 \x01(\t\x12\x0e\n\x06reason\x18\x06 \x01(\t\x12\r\n\x05pages\x18\x07 \x01(\x05\x12\x1a\n\x12pages_without_text\x18\x08 \x01(\x05\"\xa6\x03\n\x0cSyncProgress\x12\r\n\x05phase\x18\x01 \x01(\t\x12\x12\n\nitems_done\x18\x02 \x01(\x05\x12\x13\n\x0bitems_total\x18\x03 \x01(\x05\x12\x12\n\npages_done\x18\x04 \x01(\x05\x12\x13\n\x0bpages_total\x18\x05 \x01(\x05\x12\x18\n\x10pages_per_second\x18\x06 \x01(\x01\x12\x13\n\x0b\x65ta_seconds\x18\x07 \x01(\x01\x12\x0f\n\x07\x63urrent\x18\x08 \x01(\t\x12\r\n\x05\x61\x64\x64\x65\x64\x18\t \x01(\x05\x12\x0f\n\x07updated\x18\n \x01(\x05\x12\x0f\n\x07removed\x18\x0b \x01(\x05\x12\x11\n\tunchanged\x18\x0c \x01(\x05\x12\x0e\n\x06\x66\x61iled\x18\r \x01(\x05\x12\x17\n\x0f\x65lapsed_seconds\x18\x0e \x01(\x01\x12\x0f\n\x07message\x18\x0f \x01(\t\x12\x0f\n\x07no_text\x18\x10 \x01(\x05\x12\x30\n\x07keyword\x18\x11 \x01(\x0b\x32\x1f.zocrates.agent.v1.KeywordPhase\x12\x34\n\tembedding\x18\x12 \x01(\x0b\x32!.zocrates.agent.v1.EmbeddingPhase\"\x19\n\x17GetLibraryStatusRequest\"\x8f\x04\n\rLibraryStatus\x12\x17\n\x0fzotero_data_dir\x18\x01 \x01(\t\x12\r\n\x05items\x18\x02 \x01(\x03\x12\x13\n\x0b\x61ttachments\x18\x03 \x01(\x03\x12\r\n\x05pages\x18\x04 \x01(\x03\x12\x0e\n\x06\x63hunks\x18\x05 \x01(\x03\x12\x14\n\x0clast_sync_at\x18\x06 \x01(\x01\x12\x0f\n\x07syncing\x18\x07 \x01(\x08\x12\x17\n\x0f\x65mbedding_model\x18\x08 \x01(\t\x12\x15\n\rembedding_dim\x18\t \x01(\x05\x12\x13\n\x0bindex_bytes\x18\n \x01(\x03\x12\x36\n\rkeyword_phase\x18\x0b \x01(\x0b\x32\x1f.zocrates.agent.v1.KeywordPhase\x12:\n\x0f\x65mbedding_phase\x18\x0c \x01(\x0b\x32!.zocrates.agent.v1.EmbeddingPhase\x12Q\n\x11\x61ttachment_states\x18\r \x03(\x0b\x32\x36.zocrates.agent.v1.LibraryStatus.AttachmentStatesEntry\x12\x36\n\x08problems\x18\x0e \x03(\x0b\x32$.zocrates.agent.v1.AttachmentProblem\x1a\x37\n\x15\x41ttachmentStatesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\"+\n\x16PrioritizeItemsRequest\x12\x11\n\titem_keys\x18\x01 \x03(\t\".\n\x14PrioritizeItemsReply\x12\x16\n\x0e\x63hunks_pending\x18\x01 \x01(\x03\"y\n\x14SearchLibraryRequest\x12\r\n\x05query\x18\x01 \x01(\t\x12\t\n\x01k\x18\x02 \x01(\x05\x12\x11\n\titem_keys\x18\x03 \x03(\t\x12\x16\n\x0e\x63ollection_key\x18\x04 \x01(\t\x12\x0c\n\x04mode\x18\x05 \x01(\t\x12\x0e\n\x06rerank\x18\x06 \x01(\x08\"\xdd\x01\n\tSearchHit\x12\x10\n\x08\x63hunk_id\x18\x01 \x01(\t\x12\x10\n\x08item_key\x18\x02 \x01(\t\x12\r\n\x05title\x18\x03 \x01(\t\x12\x0f\n\x07\x61uthors\x18\x04 \x03(\t\x12\x0c\n\x04year\x18\x05 \x01(\x05\x12\x12\n\npage_start\x18\x06 \x01(\x05\x12\x10\n\x08page_end\x18\x07 \x01(\x05\x12\x0f\n\x07section\x18\x08 \x01(\t\x12\r\n\x05score\x18\t \x01(\x01\x12\x0c\n\x04text\x18\n \x01(\t\x12\x12\n\nword_count\x18\x0b \x01(\x05\x12\x16\n\x0e\x61ttachment_key\x18\x0c \x01(\t\"Q\n\x12SearchLibraryReply\x12*\n\x04hits\x18\x01 \x03(\x0b\x32\x1c.zocrates.agent.v1.SearchHit\x12\x0f\n\x07took_ms\x18\x02 \x01(\x01\x32\xf1\x04\n\x0c\x41gentService\x12W\n\x0bSyncLibrary\x12%.zocrates.agent.v1.SyncLibraryRequest\x1a\x1f.zocrates.agent.v1.SyncProgress0\x01\x12`\n\x10GetLibraryStatus\x12*.zocrates.agent.v1.GetLibraryStatusRequest\x1a .zocrates.agent.v1.LibraryStatus\x12\x65\n\x0fPrioritizeItems\x12).zocrates.agent.v1.PrioritizeItemsRequest\x1a\'.zocrates.agent.v1.PrioritizeItemsReply\x12_\n\rSearchLibrary\x12\'.zocrates.agent.v1.SearchLibraryRequest\x1a%.zocrates.agent.v1.SearchLibraryReply\x12\x46\n\x04\x43hat\x12\x1e.zocrates.agent.v1.ChatRequest\x1a\x1c.zocrates.agent.v1.ChatEvent0\x01\x12J\n\x06Resume\x12 .zocrates.agent.v1.ResumeRequest\x1a\x1c.zocrates.agent.v1.ChatEvent0\x01\x12J\n\x06Rewind\x12 .zocrates.agent.v1.RewindRequest\x1a\x1e.zocrates.agent.v1.RewindReplyb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dzocrates/agent/v1/agent.proto\x12\x11zocrates.agent.v1\x1a$zocrates/common/v1/session_ref.proto\".\n\x0b\x43ontextItem\x12\x10\n\x08item_key\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\"/\n\x0cSnippetImage\x12\x11\n\tmime_type\x18\x01 \x01(\t\x12\x0c\n\x04\x64\x61ta\x18\x02 \x01(\x0c\"\x84\x01\n\x07Snippet\x12\x0c\n\x04text\x18\x01 \x01(\t\x12\x10\n\x08item_key\x18\x02 \x01(\t\x12\x0c\n\x04page\x18\x03 \x01(\x05\x12\r\n\x05title\x18\x04 \x01(\t\x12\x0c\n\x04kind\x18\x05 \x01(\t\x12.\n\x05image\x18\x06 \x01(\x0b\x32\x1f.zocrates.agent.v1.SnippetImage\"\x91\x02\n\x0b\x43hatRequest\x12/\n\x07session\x18\x01 \x01(\x0b\x32\x1e.zocrates.common.v1.SessionRef\x12\x0e\n\x06prompt\x18\x02 \x01(\t\x12-\n\x05items\x18\x03 \x03(\x0b\x32\x1e.zocrates.agent.v1.ContextItem\x12\x16\n\x0e\x63ollection_key\x18\x04 \x01(\t\x12\x17\n\x0f\x63ollection_name\x18\x07 \x01(\t\x12,\n\x08snippets\x18\x05 \x03(\x0b\x32\x1a.zocrates.agent.v1.Snippet\x12\x0c\n\x04mode\x18\x08 \x01(\t\x12\x13\n\x0b\x63onfig_json\x18\t \x01(\tJ\x04\x08\x06\x10\x07R\nrequest_id\"\x99\x01\n\rResumeRequest\x12/\n\x07session\x18\x01 \x01(\x0b\x32\x1e.zocrates.common.v1.SessionRef\x12\x15\n\rinvocation_id\x18\x02 \x01(\t\x12\x14\n\x0cinterrupt_id\x18\x03 \x01(\t\x12\x15\n\rresponse_json\x18\x04 \x01(\t\x12\x13\n\x0b\x63onfig_json\x18\x05 \x01(\t\",\n\tChatEvent\x12\x0c\n\x04type\x18\x01 \x01(\t\x12\x11\n\tdata_json\x18\x02 \x01(\t\"W\n\rRewindRequest\x12/\n\x07session\x18\x01 \x01(\x0b\x32\x1e.zocrates.common.v1.SessionRef\x12\x15\n\rinvocation_id\x18\x02 \x01(\t\"\r\n\x0bRewindReply2\xee\x01\n\x0c\x41gentService\x12\x46\n\x04\x43hat\x12\x1e.zocrates.agent.v1.ChatRequest\x1a\x1c.zocrates.agent.v1.ChatEvent0\x01\x12J\n\x06Resume\x12 .zocrates.agent.v1.ResumeRequest\x1a\x1c.zocrates.agent.v1.ChatEvent0\x01\x12J\n\x06Rewind\x12 .zocrates.agent.v1.RewindRequest\x1a\x1e.zocrates.agent.v1.RewindReplyb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'zocrates.agent.v1.agent_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_LIBRARYSTATUS_ATTACHMENTSTATESENTRY']._loaded_options = None
-  _globals['_LIBRARYSTATUS_ATTACHMENTSTATESENTRY']._serialized_options = b'8\001'
   _globals['_CONTEXTITEM']._serialized_start=90
   _globals['_CONTEXTITEM']._serialized_end=136
   _globals['_SNIPPETIMAGE']._serialized_start=138
@@ -41,41 +39,15 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_SNIPPET']._serialized_start=188
   _globals['_SNIPPET']._serialized_end=320
   _globals['_CHATREQUEST']._serialized_start=323
-  _globals['_CHATREQUEST']._serialized_end=575
-  _globals['_RESUMEREQUEST']._serialized_start=578
-  _globals['_RESUMEREQUEST']._serialized_end=710
-  _globals['_CHATEVENT']._serialized_start=712
-  _globals['_CHATEVENT']._serialized_end=756
-  _globals['_REWINDREQUEST']._serialized_start=758
-  _globals['_REWINDREQUEST']._serialized_end=845
-  _globals['_REWINDREPLY']._serialized_start=847
-  _globals['_REWINDREPLY']._serialized_end=860
-  _globals['_SYNCLIBRARYREQUEST']._serialized_start=862
-  _globals['_SYNCLIBRARYREQUEST']._serialized_end=947
-  _globals['_KEYWORDPHASE']._serialized_start=950
-  _globals['_KEYWORDPHASE']._serialized_end=1156
-  _globals['_EMBEDDINGPHASE']._serialized_start=1159
-  _globals['_EMBEDDINGPHASE']._serialized_end=1326
-  _globals['_ATTACHMENTPROBLEM']._serialized_start=1329
-  _globals['_ATTACHMENTPROBLEM']._serialized_end=1493
-  _globals['_SYNCPROGRESS']._serialized_start=1496
-  _globals['_SYNCPROGRESS']._serialized_end=1918
-  _globals['_GETLIBRARYSTATUSREQUEST']._serialized_start=1920
-  _globals['_GETLIBRARYSTATUSREQUEST']._serialized_end=1945
-  _globals['_LIBRARYSTATUS']._serialized_start=1948
-  _globals['_LIBRARYSTATUS']._serialized_end=2475
-  _globals['_LIBRARYSTATUS_ATTACHMENTSTATESENTRY']._serialized_start=2420
-  _globals['_LIBRARYSTATUS_ATTACHMENTSTATESENTRY']._serialized_end=2475
-  _globals['_PRIORITIZEITEMSREQUEST']._serialized_start=2477
-  _globals['_PRIORITIZEITEMSREQUEST']._serialized_end=2520
-  _globals['_PRIORITIZEITEMSREPLY']._serialized_start=2522
-  _globals['_PRIORITIZEITEMSREPLY']._serialized_end=2568
-  _globals['_SEARCHLIBRARYREQUEST']._serialized_start=2570
-  _globals['_SEARCHLIBRARYREQUEST']._serialized_end=2691
-  _globals['_SEARCHHIT']._serialized_start=2694
-  _globals['_SEARCHHIT']._serialized_end=2915
-  _globals['_SEARCHLIBRARYREPLY']._serialized_start=2917
-  _globals['_SEARCHLIBRARYREPLY']._serialized_end=2998
-  _globals['_AGENTSERVICE']._serialized_start=3001
-  _globals['_AGENTSERVICE']._serialized_end=3626
+  _globals['_CHATREQUEST']._serialized_end=596
+  _globals['_RESUMEREQUEST']._serialized_start=599
+  _globals['_RESUMEREQUEST']._serialized_end=752
+  _globals['_CHATEVENT']._serialized_start=754
+  _globals['_CHATEVENT']._serialized_end=798
+  _globals['_REWINDREQUEST']._serialized_start=800
+  _globals['_REWINDREQUEST']._serialized_end=887
+  _globals['_REWINDREPLY']._serialized_start=889
+  _globals['_REWINDREPLY']._serialized_end=902
+  _globals['_AGENTSERVICE']._serialized_start=905
+  _globals['_AGENTSERVICE']._serialized_end=1143
 # @@protoc_insertion_point(module_scope)

@@ -34,26 +34,6 @@ class AgentServiceStub:
         Args:
             channel: A grpc.Channel.
         """
-        self.SyncLibrary = channel.unary_stream(
-                '/zocrates.agent.v1.AgentService/SyncLibrary',
-                request_serializer=zocrates_dot_agent_dot_v1_dot_agent__pb2.SyncLibraryRequest.SerializeToString,
-                response_deserializer=zocrates_dot_agent_dot_v1_dot_agent__pb2.SyncProgress.FromString,
-                _registered_method=True)
-        self.GetLibraryStatus = channel.unary_unary(
-                '/zocrates.agent.v1.AgentService/GetLibraryStatus',
-                request_serializer=zocrates_dot_agent_dot_v1_dot_agent__pb2.GetLibraryStatusRequest.SerializeToString,
-                response_deserializer=zocrates_dot_agent_dot_v1_dot_agent__pb2.LibraryStatus.FromString,
-                _registered_method=True)
-        self.PrioritizeItems = channel.unary_unary(
-                '/zocrates.agent.v1.AgentService/PrioritizeItems',
-                request_serializer=zocrates_dot_agent_dot_v1_dot_agent__pb2.PrioritizeItemsRequest.SerializeToString,
-                response_deserializer=zocrates_dot_agent_dot_v1_dot_agent__pb2.PrioritizeItemsReply.FromString,
-                _registered_method=True)
-        self.SearchLibrary = channel.unary_unary(
-                '/zocrates.agent.v1.AgentService/SearchLibrary',
-                request_serializer=zocrates_dot_agent_dot_v1_dot_agent__pb2.SearchLibraryRequest.SerializeToString,
-                response_deserializer=zocrates_dot_agent_dot_v1_dot_agent__pb2.SearchLibraryReply.FromString,
-                _registered_method=True)
         self.Chat = channel.unary_stream(
                 '/zocrates.agent.v1.AgentService/Chat',
                 request_serializer=zocrates_dot_agent_dot_v1_dot_agent__pb2.ChatRequest.SerializeToString,
@@ -73,34 +53,6 @@ class AgentServiceStub:
 
 class AgentServiceServicer:
     """Missing associated documentation comment in .proto file."""
-
-    def SyncLibrary(self, request, context):
-        """Index the Zotero library incrementally, streaming progress until done.
-        FAILED_PRECONDITION (code "sync_in_progress") while another sync runs.
-        """
-        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-        context.set_details('Method not implemented!')
-        raise NotImplementedError('Method not implemented!')
-
-    def GetLibraryStatus(self, request, context):
-        """Missing associated documentation comment in .proto file."""
-        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-        context.set_details('Method not implemented!')
-        raise NotImplementedError('Method not implemented!')
-
-    def PrioritizeItems(self, request, context):
-        """Move these items to the front of the embedding queue (the paper open in the reader).
-        """
-        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-        context.set_details('Method not implemented!')
-        raise NotImplementedError('Method not implemented!')
-
-    def SearchLibrary(self, request, context):
-        """Ranked chunks for a query: what the search_corpus tool returns.
-        """
-        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-        context.set_details('Method not implemented!')
-        raise NotImplementedError('Method not implemented!')
 
     def Chat(self, request, context):
         """Run one chat turn, streaming its events until it completes or pauses at a checkpoint.
@@ -129,26 +81,6 @@ class AgentServiceServicer:
 
 def add_AgentServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
-            'SyncLibrary': grpc.unary_stream_rpc_method_handler(
-                    servicer.SyncLibrary,
-                    request_deserializer=zocrates_dot_agent_dot_v1_dot_agent__pb2.SyncLibraryRequest.FromString,
-                    response_serializer=zocrates_dot_agent_dot_v1_dot_agent__pb2.SyncProgress.SerializeToString,
-            ),
-            'GetLibraryStatus': grpc.unary_unary_rpc_method_handler(
-                    servicer.GetLibraryStatus,
-                    request_deserializer=zocrates_dot_agent_dot_v1_dot_agent__pb2.GetLibraryStatusRequest.FromString,
-                    response_serializer=zocrates_dot_agent_dot_v1_dot_agent__pb2.LibraryStatus.SerializeToString,
-            ),
-            'PrioritizeItems': grpc.unary_unary_rpc_method_handler(
-                    servicer.PrioritizeItems,
-                    request_deserializer=zocrates_dot_agent_dot_v1_dot_agent__pb2.PrioritizeItemsRequest.FromString,
-                    response_serializer=zocrates_dot_agent_dot_v1_dot_agent__pb2.PrioritizeItemsReply.SerializeToString,
-            ),
-            'SearchLibrary': grpc.unary_unary_rpc_method_handler(
-                    servicer.SearchLibrary,
-                    request_deserializer=zocrates_dot_agent_dot_v1_dot_agent__pb2.SearchLibraryRequest.FromString,
-                    response_serializer=zocrates_dot_agent_dot_v1_dot_agent__pb2.SearchLibraryReply.SerializeToString,
-            ),
             'Chat': grpc.unary_stream_rpc_method_handler(
                     servicer.Chat,
                     request_deserializer=zocrates_dot_agent_dot_v1_dot_agent__pb2.ChatRequest.FromString,
@@ -174,114 +106,6 @@ def add_AgentServiceServicer_to_server(servicer, server):
  # This class is part of an EXPERIMENTAL API.
 class AgentService:
     """Missing associated documentation comment in .proto file."""
-
-    @staticmethod
-    def SyncLibrary(request,
-            target,
-            options=(),
-            channel_credentials=None,
-            call_credentials=None,
-            insecure=False,
-            compression=None,
-            wait_for_ready=None,
-            timeout=None,
-            metadata=None):
-        return grpc.experimental.unary_stream(
-            request,
-            target,
-            '/zocrates.agent.v1.AgentService/SyncLibrary',
-            zocrates_dot_agent_dot_v1_dot_agent__pb2.SyncLibraryRequest.SerializeToString,
-            zocrates_dot_agent_dot_v1_dot_agent__pb2.SyncProgress.FromString,
-            options,
-            channel_credentials,
-            insecure,
-            call_credentials,
-            compression,
-            wait_for_ready,
-            timeout,
-            metadata,
-            _registered_method=True)
-
-    @staticmethod
-    def GetLibraryStatus(request,
-            target,
-            options=(),
-            channel_credentials=None,
-            call_credentials=None,
-            insecure=False,
-            compression=None,
-            wait_for_ready=None,
-            timeout=None,
-            metadata=None):
-        return grpc.experimental.unary_unary(
-            request,
-            target,
-            '/zocrates.agent.v1.AgentService/GetLibraryStatus',
-            zocrates_dot_agent_dot_v1_dot_agent__pb2.GetLibraryStatusRequest.SerializeToString,
-            zocrates_dot_agent_dot_v1_dot_agent__pb2.LibraryStatus.FromString,
-            options,
-            channel_credentials,
-            insecure,
-            call_credentials,
-            compression,
-            wait_for_ready,
-            timeout,
-            metadata,
-            _registered_method=True)
-
-    @staticmethod
-    def PrioritizeItems(request,
-            target,
-            options=(),
-            channel_credentials=None,
-            call_credentials=None,
-            insecure=False,
-            compression=None,
-            wait_for_ready=None,
-            timeout=None,
-            metadata=None):
-        return grpc.experimental.unary_unary(
-            request,
-            target,
-            '/zocrates.agent.v1.AgentService/PrioritizeItems',
-            zocrates_dot_agent_dot_v1_dot_agent__pb2.PrioritizeItemsRequest.SerializeToString,
-            zocrates_dot_agent_dot_v1_dot_agent__pb2.PrioritizeItemsReply.FromString,
-            options,
-            channel_credentials,
-            insecure,
-            call_credentials,
-            compression,
-            wait_for_ready,
-            timeout,
-            metadata,
-            _registered_method=True)
-
-    @staticmethod
-    def SearchLibrary(request,
-            target,
-            options=(),
-            channel_credentials=None,
-            call_credentials=None,
-            insecure=False,
-            compression=None,
-            wait_for_ready=None,
-            timeout=None,
-            metadata=None):
-        return grpc.experimental.unary_unary(
-            request,
-            target,
-            '/zocrates.agent.v1.AgentService/SearchLibrary',
-            zocrates_dot_agent_dot_v1_dot_agent__pb2.SearchLibraryRequest.SerializeToString,
-            zocrates_dot_agent_dot_v1_dot_agent__pb2.SearchLibraryReply.FromString,
-            options,
-            channel_credentials,
-            insecure,
-            call_credentials,
-            compression,
-            wait_for_ready,
-            timeout,
-            metadata,
-            _registered_method=True)
 
     @staticmethod
     def Chat(request,

@@ -1,1 +1,0 @@
-"""The library index: reading Zotero, extracting text, chunking, hybrid search."""
