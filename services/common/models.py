@@ -53,6 +53,25 @@ LITELLM_PROVIDERS: dict[str, bool] = {
 
 Provider = Literal["offline", "gemini", "litellm"]
 
+# LiteLLM providers that talk to a server at ``model_api_base`` (OpenAI's wire format, or
+# Ollama's own API for ollama/ and ollama_chat/).
+OPENAI_COMPATIBLE = frozenset({"openai", "hosted_vllm", "lm_studio", "litellm_proxy"})
+OLLAMA = frozenset({"ollama", "ollama_chat"})
+# A local OpenAI-compatible server needs no key, but LiteLLM refuses to call one without a
+# value (it would otherwise read OPENAI_API_KEY and send the user's OpenAI key to this server).
+NO_KEY = "no-key-needed"
+
+LOCAL_CALL_TIMEOUT = 300.0  # seconds
+
+# The most tokens one reply of each role may take: a tool call or a search summary is short;
+# the answer and the compaction summary are the long ones.
+ROLE_MAX_TOKENS: dict[str, int] = {
+    "coordinator": 1024,
+    "search_subagent": 512,
+    "synthesizer": 2048,
+    "compaction_summarizer": 1024,
+}
+
 
 class ModelDescription(TypedDict):
     provider: Provider
@@ -125,6 +144,7 @@ def resolve_model(
     api_base: str = "",
     api_key: str = "",
     offline_factory: Callable[[], BaseLlm] | None = None,
+    max_tokens: int | None = None,
 ) -> str | BaseLlm:
     """The ``model`` argument of an ``LlmAgent`` for ``spec``.
 
@@ -136,6 +156,9 @@ def resolve_model(
             variable (``OPENROUTER_API_KEY``, ``OPENAI_API_KEY``...). A Gemini model reads
             ``GOOGLE_API_KEY`` and ignores both ``api_base`` and ``api_key``.
         offline_factory: builds the offline model; without it ``offline`` is refused.
+        max_tokens: the most tokens a LiteLLM model's reply may take (each role has its own,
+            :data:`ROLE_MAX_TOKENS`); a local server without one may generate until it is cut
+            off. Gemini models keep their own limit: their thinking counts against it.
 
     Raises:
         InvalidArgument: code ``invalid_model`` for a name in none of the accepted forms, or
@@ -156,6 +179,16 @@ def resolve_model(
         extra["api_base"] = api_base
     if api_key:
         extra["api_key"] = api_key
+    elif api_base and described["model"].split("/", 1)[0] in OPENAI_COMPATIBLE:
+        # A local server needs no key, but LiteLLM will not call it without one, and would
+        # otherwise send the user's OPENAI_API_KEY to this server.
+        extra["api_key"] = NO_KEY
+    if max_tokens:
+        extra["max_tokens"] = max_tokens
+    if api_base:
+        # A local server that stalls ends the call instead of holding the turn (LiteLLM's own
+        # default waits 6,000 s); a slow CPU's longest answer takes a few minutes.
+        extra["timeout"] = LOCAL_CALL_TIMEOUT
     # LiteLlm hands every extra keyword to litellm.acompletion on each call.
     return _lite_llm_class()(model=described["model"], **extra)
 

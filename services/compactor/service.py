@@ -32,7 +32,8 @@ from opentelemetry import trace
 from services.common.adk.turns import compaction_figures
 from services.common.app_config import ConfigStore, ZocratesConfig
 from services.common.errors import NotFound, ZocratesError
-from services.common.models import resolve_model
+from services.common.local_models import window_for
+from services.common.models import ROLE_MAX_TOKENS, resolve_model
 from services.compactor import metrics
 from services.compactor.decision import (
     RUBRIC_INSTRUCTIONS,
@@ -151,18 +152,25 @@ class _ModelOnFirstUse:
     """A model summarizer resolved when a summary is needed, not for every evaluation: a
     closed gate must not pay for importing LiteLLM (seconds) or fail on a bad model name."""
 
-    def __init__(self, spec: str, api_base: str) -> None:
+    def __init__(self, spec: str, api_base: str, context_window: int = 0) -> None:
         self.spec = spec
         self.api_base = api_base
+        self.context_window = context_window  # model_context_window: 0 asks the server
 
     async def summarize(self, plan: CompactionPlan) -> Summary:
+        max_tokens = ROLE_MAX_TOKENS["compaction_summarizer"]
+        window = await window_for(self.spec, self.api_base, self.context_window)
+        if window is not None:
+            max_tokens = max(128, min(max_tokens, window // 4))
         llm = await asyncio.to_thread(
             resolve_model,
             self.spec,
             api_base=self.api_base,
             api_key=os.environ.get("ZOCRATES_MODEL_API_KEY", ""),
+            max_tokens=max_tokens,
         )
-        return await ModelSummarizer(llm).summarize(plan)
+        room = None if window is None else max(window - max_tokens - 128, 256)
+        return await ModelSummarizer(llm, max_prompt_tokens=room).summarize(plan)
 
 
 class Compactor:
@@ -206,11 +214,22 @@ class Compactor:
         spec = config.compaction_summarizer_model
         if spec == OFFLINE_SUMMARIZER:
             return ExtractiveSummarizer(), "offline-extractive"
-        return _ModelOnFirstUse(spec, config.model_api_base), spec
+        return _ModelOnFirstUse(spec, config.model_api_base, config.model_context_window), spec
 
-    async def evaluate(self, *, app_name: str, user_id: str, session_id: str) -> dict[str, Any]:
+    async def evaluate(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        config: ZocratesConfig | None = None,
+    ) -> dict[str, Any]:
+        """Gate, probe and compact one session. ``config``: the settings the request carries
+        (the gateway's read of the registered data directory's file); None: this service's own
+        zocrates_config.json."""
         started = time.perf_counter()
-        config = await asyncio.to_thread(self.config_store.load)
+        if config is None:
+            config = await asyncio.to_thread(self.config_store.load)
         session = await self.sessions.get_session(
             app_name=app_name, user_id=user_id, session_id=session_id
         )

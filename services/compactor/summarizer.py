@@ -34,6 +34,7 @@ from services.common.adk.history import is_compaction, is_rewind, live_events
 from services.common.adk.names import REQUEST_INPUT, SEARCH_LIBRARY
 from services.common.adk.turns import Turn, clip_text, extract_turns, prior_compaction
 from services.common.errors import Unavailable
+from services.common.tokens import fit_chars
 
 logger = logging.getLogger(__name__)
 
@@ -179,6 +180,32 @@ def summarizer_prompt(plan: CompactionPlan, *, max_tool_chars: int = MAX_TOOL_CO
     )
 
 
+_TOOL_CHAR_STEPS = (MAX_TOOL_CONTENT_CHARS, 2000, 400, 0)
+
+
+def fit_prompt(instruction: str, plan: CompactionPlan, max_tokens: int | None) -> str:
+    """The summarizer's prompt within ``max_tokens`` (None: no limit): tool results shortened
+    first, then the existing summary and the turns cut in their middle, so the oldest question
+    and the newest answer both stay."""
+    budget = None if max_tokens is None else fit_chars(max_tokens)
+    prompt = ""
+    for chars in _TOOL_CHAR_STEPS:
+        prompt = f"{instruction}\n\n{summarizer_prompt(plan, max_tool_chars=chars)}"
+        if budget is None or len(prompt) <= budget:
+            return prompt
+    assert budget is not None
+    previous = clip_text(plan.previous_summary or NO_SUMMARY_YET, max(budget // 4, 200))
+    turns = format_events(plan.new_events, max_tool_chars=0)
+    room = max(budget - len(instruction) - len(previous) - 120, 400)
+    if len(turns) > room:
+        left = len(turns) - room
+        turns = f"{turns[: room // 2]}\n[... {left} characters left out ...]\n{turns[-room // 2 :]}"
+    return (
+        f"{instruction}\n\nExisting Conversation Summary:\n{previous}\n\n"
+        f"New Completed Turns to Integrate:\n{turns}"
+    )
+
+
 # ---- summarizers ----
 
 
@@ -273,12 +300,20 @@ class ModelSummarizer:
     the caller builds LiteLLM models). Raises ``Unavailable`` (code
     ``compaction_summarizer_failed``) when the model fails or answers with no text."""
 
-    def __init__(self, llm: BaseLlm | str, *, instruction: str = SUMMARIZER_INSTRUCTION) -> None:
+    def __init__(
+        self,
+        llm: BaseLlm | str,
+        *,
+        instruction: str = SUMMARIZER_INSTRUCTION,
+        max_prompt_tokens: int | None = None,
+    ) -> None:
         self.llm = LLMRegistry.new_llm(llm) if isinstance(llm, str) else llm
         self.instruction = instruction
+        # A small local model's window: the prompt is fitted to it (fit_prompt).
+        self.max_prompt_tokens = max_prompt_tokens
 
     async def summarize(self, plan: CompactionPlan) -> Summary:
-        prompt = f"{self.instruction}\n\n{summarizer_prompt(plan)}"
+        prompt = fit_prompt(self.instruction, plan, self.max_prompt_tokens)
         request = LlmRequest(
             model=self.llm.model,
             contents=[types.Content(role="user", parts=[types.Part(text=prompt)])],

@@ -1,8 +1,9 @@
 """One research turn is one trace across every service: `zocrates run` with
 ZOCRATES_OTLP_ENDPOINT set, a chat sent with a caller's W3C traceparent, and a local collector
 speaking OTLP's real wire format receives spans from the gateway, the agent (its gRPC handler
-and ADK's own agent/LLM/tool spans), the sessions service, the reranker and the compactor (its
-envelope gate opened for the test), all in the caller's trace. Every span reaches the collector
+and ADK's own agent/LLM/tool spans), the sessions service, the library service (the search
+tool's calls), the reranker and the compactor (its envelope gate opened for the test), all in
+the caller's trace. Every span reaches the collector
 with an OpenInference kind, and the pipeline's ``rerank_evidence`` span holds the reranker
 service's spans of its calls."""
 
@@ -109,6 +110,7 @@ def test_a_research_turn_is_one_trace_across_the_services(tmp_path: pathlib.Path
         "zocrates-gateway",
         "zocrates-agent",
         "zocrates-sessions",
+        "zocrates-library",
         "zocrates-reranker",
         "zocrates-compactor",
     }
@@ -124,6 +126,7 @@ def test_a_research_turn_is_one_trace_across_the_services(tmp_path: pathlib.Path
     names = {(service, name) for service, name, _, _ in spans}
     assert ("zocrates-gateway", "HTTP POST /chat") in names
     assert ("zocrates-agent", "agent/Chat") in names
+    assert ("zocrates-library", "library/SearchLibrary") in names  # search_corpus's call
     agent_spans = {name for service, name in names if service == "zocrates-agent"}
     # ADK's own spans ride in the same trace: the agents, the model calls, the tools.
     assert any("search_library" in name for name in agent_spans), agent_spans

@@ -59,6 +59,18 @@ BODIES = {
     },
     ("GET", "/config"): {"status", "config", "path", "reference"},
     ("PUT", "/config"): {"status", "config"},
+    ("GET", "/models/local"): {"status", "api_base", "server", "models"},
+    ("POST", "/models/test"): {
+        "status",
+        "model",
+        "reply",
+        "seconds",
+        "prompt_tokens",
+        "completion_tokens",
+        "tokens_per_second",
+        "context_window",
+        "tool_calling",
+    },
     ("GET", "/sessions"): {"status", "sessions"},
     ("POST", "/sessions"): SESSION,
     ("GET", "/sessions/storage_stats"): {

@@ -44,10 +44,16 @@ from services.sessions.remote_session_service import RemoteSessionService
 from services.sessions.store import SessionStore, sqlite_url_for
 from tests.support import adk_events as ev
 from tests.support import zotero_fixture as zf
-from tests.support.openai_server import serve_openai
+from tests.support.openai_server import CAPABLE_MODEL, serve_openai
 from tests.support.processes import maintenance_mark_holder
 from tests.support.sse import post_stream
-from tests.support.stack import running_agent, running_gateway, running_reranker, running_sessions
+from tests.support.stack import (
+    running_agent,
+    running_gateway,
+    running_library,
+    running_reranker,
+    running_sessions,
+)
 
 pytestmark = [
     pytest.mark.asyncio(loop_scope="module"),
@@ -182,11 +188,15 @@ async def stack(
             running_reranker(load_reranker=lambda: cross_encoder, load_embedder=lambda: embedder)
         )
         sessions = await exit_stack.enter_async_context(running_sessions(zotero))
+        library = await exit_stack.enter_async_context(
+            running_library(zotero, reranker_addr=reranker.runtime.address)
+        )
         agent = await exit_stack.enter_async_context(
             running_agent(
                 zotero,
                 sessions_addr=sessions.runtime.address,
                 reranker_addr=reranker.runtime.address,
+                library_addr=library.runtime.address,
             )
         )
         gateways = [
@@ -195,6 +205,7 @@ async def stack(
                     zotero,
                     sessions.runtime.address,
                     agent_addr=agent.runtime.address,
+                    library_addr=library.runtime.address,
                     redis_url=redis_url,
                     redis_key_prefix=prefix,
                     **({"maintenance_wait_seconds": SHORT_WAIT} if i == IMPATIENT else {}),
@@ -215,7 +226,11 @@ async def stack(
         ]
         response = await http[0].put(
             "/config",
-            json={"coordinator_model": "openai/held-model", "model_api_base": server.api_base},
+            json={
+                "coordinator_model": "openai/held-model",
+                "model_api_base": server.api_base,
+                **CAPABLE_MODEL,
+            },
         )
         assert response.status_code == 200, response.text
         remote = RemoteSessionService(sessions.runtime.address)

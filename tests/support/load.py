@@ -33,12 +33,13 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from tests.support import zotero_fixture as zf
-from tests.support.openai_server import OpenAIServer, message_text, serve_openai
+from tests.support.openai_server import CAPABLE_MODEL, OpenAIServer, message_text, serve_openai
 from tests.support.sse import post_stream
 from tests.support.stack import (
     running_agent,
     running_compactor,
     running_gateway,
+    running_library,
     running_reranker,
     running_sessions,
 )
@@ -50,13 +51,14 @@ SLOW_SECONDS = 3.0
 API_KEY_ENV = "ZOCRATES_MODEL_API_KEY"
 
 
-def model_config(api_base: str) -> dict[str, str]:
+def model_config(api_base: str) -> dict[str, Any]:
     """The preferences that put every research role on the local model at ``api_base``."""
     return {
         "coordinator_model": MODEL,
         "subagent_model": MODEL,
         "synthesizer_model": MODEL,
         "model_api_base": api_base,
+        **CAPABLE_MODEL,
     }
 
 
@@ -93,11 +95,15 @@ async def load_stack(
             model = stack.enter_context(serve_openai(responder, keep_alive=True))
             reranker = await stack.enter_async_context(running_reranker())
             sessions = await stack.enter_async_context(running_sessions(zotero, **overrides))
+            library = await stack.enter_async_context(
+                running_library(zotero, reranker_addr=reranker.runtime.address)
+            )
             agent = await stack.enter_async_context(
                 running_agent(
                     zotero,
                     sessions_addr=sessions.runtime.address,
                     reranker_addr=reranker.runtime.address,
+                    library_addr=library.runtime.address,
                 )
             )
             compactor = await stack.enter_async_context(
@@ -112,6 +118,7 @@ async def load_stack(
                     zotero,
                     sessions.runtime.address,
                     agent_addr=agent.runtime.address,
+                    library_addr=library.runtime.address,
                     compactor_addr=compactor.runtime.address,
                     redis_url=redis_url,
                     redis_key_prefix=key_prefix,

@@ -56,6 +56,11 @@ class Reasoned:
     text: str
 
 
+# The settings that say a scripted server stands for a capable model (one that calls tools,
+# with a large context): without them the agent probes it for tool calls (its responder does
+# not answer the probe's tool) and fits the evidence to a small local window.
+CAPABLE_MODEL: dict[str, Any] = {"model_tool_calling": "on", "model_context_window": 131072}
+
 Reply = str | Reasoned | ToolCall | Sequence[ToolCall]
 Responder = Callable[[dict[str, Any]], Reply]
 
@@ -237,9 +242,16 @@ class OpenAIServer:
 
 @contextlib.contextmanager
 def serve_openai(
-    responder: Responder, *, text_chunk_size: int = 16, keep_alive: bool = False
+    responder: Responder,
+    *,
+    text_chunk_size: int = 16,
+    keep_alive: bool = False,
+    routes: Sequence[Route] = (),
 ) -> Iterator[OpenAIServer]:
     """An :class:`OpenAIServer` listening on a free port of 127.0.0.1 for the block's duration.
+
+    ``routes`` adds routes of a real server's API beside Chat Completions (a model list, llama.cpp's
+    ``/props``, Ollama's ``/api/tags``), in that server's wire format.
 
     ``keep_alive=False`` (the default) answers ``Connection: close``, so each request comes on
     a connection of its own and :func:`record_network` sees every one.
@@ -248,7 +260,7 @@ def serve_openai(
         responder=responder, text_chunk_size=text_chunk_size, keep_alive=keep_alive
     )
     app = Starlette(
-        routes=[Route("/v1/chat/completions", server.chat_completions, methods=["POST"])]
+        routes=[Route("/v1/chat/completions", server.chat_completions, methods=["POST"]), *routes]
     )
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

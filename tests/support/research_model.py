@@ -26,7 +26,6 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from services.agent.library.tools import SEARCH_CORPUS
 from services.agent.research.agents import (
     COORDINATOR,
     COORDINATOR_INSTRUCTION,
@@ -34,6 +33,7 @@ from services.agent.research.agents import (
     SUBAGENT_INSTRUCTION,
     SYNTHESIZER_INSTRUCTION,
 )
+from services.agent.research.library_tools import SEARCH_CORPUS
 from services.agent.research.retrieval_tools import CONCLUDE_SEARCH, REQUEST_SEARCH_EXTENSION
 from services.common.adk.names import SEARCH_LIBRARY, SYNTHESIZER
 from tests.support.openai_server import Reasoned, Reply, ToolCall, message_text
@@ -107,10 +107,13 @@ def _this_turn(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 class Model:
     """Answers like a model following its instructions; ``extend`` makes the subagent ask for a
     deep-research extension instead of concluding; ``reasoning``, when set, comes before the
-    synthesizer's answer as its reasoning (``reasoning_content``)."""
+    synthesizer's answer as its reasoning (``reasoning_content``); ``quotes=False`` makes the
+    synthesizer cite pages without quoting them, as a careless model does (its citations are
+    not on their pages, so the answer is backed by the papers' quotes)."""
 
     extend: bool = False
     reasoning: str = ""
+    quotes: bool = True
 
     def __call__(self, body: dict[str, Any]) -> Reply:
         role = role_of(body)
@@ -148,11 +151,33 @@ class Model:
         blocks = BLOCK_RE.findall(last_user_text(body))
         assert blocks, "the synthesizer's prompt holds no evidence block"
         (n, key, page), *rest = blocks
+        # A capable model quotes its evidence: the first citation's sentence is on its page, so
+        # the answer is shown as checked (one with no citation on its page is backed by the
+        # papers' own sentences, services/agent/research/grounding.py).
+        if not self.quotes:
+            answer = (
+                f"{ANSWER_OPENING} [{n}, p. {page}]: the cited page sets out what the question "
+                "asks about."
+            )
+            return answer + f"\n\n# Cited Sources\n[{n}] item {key}, p. {page}"
+        quote = _first_sentence(last_user_text(body), int(n))
         answer = (
-            f"{ANSWER_OPENING} [{n}, p. {page}]: the cited page sets out what the question "
-            "asks about."
+            f'{ANSWER_OPENING}: "{quote}" [{n}, p. {page}]; the cited page sets out what the '
+            "question asks about."
         )
         if rest:
             n2, _, page2 = rest[0]
-            answer += f" Further detail is in [{n2}, p. {page2}]."
+            detail = _first_sentence(last_user_text(body), int(n2))
+            answer += f' Further detail: "{detail}" [{n2}, p. {page2}].'
         return answer + f"\n\n# Cited Sources\n[{n}] item {key}, p. {page}"
+
+
+def _first_sentence(prompt: str, n: int) -> str:
+    """The first whole sentence of evidence block ``n`` of the synthesizer's prompt."""
+    body = prompt.split(f"### [{n}] ", 1)[1].split("\n", 1)[1].split("\n### [", 1)[0]
+    lines = [line for line in body.splitlines() if not line.startswith(("(found by:", "[page "))]
+    flat = " ".join(" ".join(lines).replace('"', "'").split())
+    for sentence in re.split(r"(?<=[.!?])\s+(?=[A-Z])", flat):
+        if len(sentence.split()) >= 6:
+            return sentence
+    return flat[:200]

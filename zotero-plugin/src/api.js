@@ -254,6 +254,29 @@ export function createClient({
       return strip(await json("GET", `/library/search?${params}`, { signal }));
     },
 
+    /**
+     * GET /models/local: what the model server at `apiBase` (an OpenAI-compatible or Ollama
+     * server) lists, `{api_base, server: "openai" | "ollama", models: [{id, model,
+     * context_window}]}`; `model` is the name a role's model field takes.
+     */
+    localModels: async (apiBase, { signal } = {}) =>
+      strip(
+        await json("GET", `/models/local?${new URLSearchParams({ api_base: apiBase ?? "" })}`, {
+          signal,
+        }),
+        MODELS_OK,
+      ),
+    /**
+     * POST /models/test: one short reply of `model` through `apiBase`, timed: `{model, reply,
+     * seconds, prompt_tokens, completion_tokens, tokens_per_second, context_window,
+     * tool_calling}` (context_window, tool_calling: null when unknown).
+     */
+    testModel: async (model, apiBase, { signal } = {}) =>
+      strip(
+        await json("POST", "/models/test", { body: { model, api_base: apiBase ?? "" }, signal }),
+        MODELS_OK,
+      ),
+
     /** POST /chat: events `message`..., maybe `request_input`, then `done` or `error`. */
     chat: (body, options = {}) => stream("/chat", body, options),
     /** POST /chat/resume: the paused turn continues in the same format. */
@@ -261,8 +284,12 @@ export function createClient({
   };
 }
 
-function strip(body) {
-  if (body && typeof body === "object" && body.status === "success") {
+/** The /models routes' success: `"success"` as every route's, or `"ok"`. */
+const MODELS_OK = ["success", "ok"];
+
+/** The payload without its `status` field when that is one of `ok`. */
+function strip(body, ok = ["success"]) {
+  if (body && typeof body === "object" && ok.includes(body.status)) {
     const { status: _status, ...rest } = body;
     return rest;
   }

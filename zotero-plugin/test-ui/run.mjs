@@ -17,6 +17,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { checkLocalModels } from "./prefs-models.mjs";
 import { bundleHarness, createControl, PLUGIN_ROOT, startServer } from "./server.mjs";
 import { createLocalization } from "../src/l10n.js";
 
@@ -1099,6 +1100,10 @@ async function main() {
       await page.evaluate(() => window.zh.closePrefs());
     });
 
+    await step("preferences: a local model server's models, Test model, its errors", () =>
+      checkLocalModels({ page, control, api, check, shot, results }),
+    );
+
     await step("dark mode", async () => {
       await page.emulateMedia({ colorScheme: "dark" });
       await page.waitForTimeout(150);
@@ -1109,7 +1114,16 @@ async function main() {
     if (args.remoteApiBase) {
       await step("a remote model's turn shows what it cost", async () => {
         const model = args.remoteModel || "openai/gpt-4o-mini";
-        const keys = ["coordinator_model", "subagent_model", "synthesizer_model", "model_api_base"];
+        // The scripted server stands for a capable model: it calls tools, its context is large
+        // (without these, the agent probes it for tool calls, which it is not scripted for).
+        const keys = [
+          "coordinator_model",
+          "subagent_model",
+          "synthesizer_model",
+          "model_api_base",
+          "model_tool_calling",
+          "model_context_window",
+        ];
         const before = (await api("GET", "/config")).config;
         const saved = Object.fromEntries(keys.map((k) => [k, before[k]]));
         await api("PUT", "/config", {
@@ -1117,6 +1131,8 @@ async function main() {
           subagent_model: model,
           synthesizer_model: model,
           model_api_base: args.remoteApiBase,
+          model_tool_calling: "on",
+          model_context_window: 131072,
         });
         try {
           await page.locator(`${pane} .zc-new-chat`).click();

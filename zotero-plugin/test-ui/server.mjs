@@ -7,6 +7,11 @@
  * Server-sent events are relayed frame by frame as they arrive, never buffered. `control`
  * lets the runner pace or pause them, make the gateway look down (the socket is dropped, so
  * the page's fetch fails as it does when nothing listens) or hand out a wrong token.
+ *
+ * With `control.models` set, the harness answers the gateway's model-server routes itself
+ * (GET /models/local, POST /models/test: no model server runs in the test), with what
+ * `control.models.local({apiBase})` and `control.models.test({model, apiBase})` return:
+ * `{status?, body}` (or a promise of it; `body` a success or the gateway's error envelope).
  */
 import { build } from "esbuild";
 import { readFileSync } from "node:fs";
@@ -67,6 +72,8 @@ export function createControl() {
     paceMs: 0, // delay before each partial answer frame
     partialFrames: 0,
     requests: [],
+    models: null, // {local, test}: the model-server routes answered here (see above)
+    modelCalls: [], // what the page sent them: {method, url, body}
     _hold: null,
     /**
      * Pause the next SSE stream of `pathPrefix` once `count` frames matching `match` went
@@ -125,6 +132,35 @@ async function relaySSE(up, res, reqPath, control) {
   res.end();
 }
 
+const MODEL_ROUTES = {
+  "GET /gateway/models/local": (handlers, url) =>
+    handlers.local({ apiBase: url.searchParams.get("api_base") }),
+  "POST /gateway/models/test": (handlers, _url, body) =>
+    handlers.test({ model: body?.model, apiBase: body?.api_base }),
+};
+
+/** The model-server routes as the gateway answers them, from `control.models`. */
+async function fakeModels(req, res, url, control) {
+  control.requests.push(`${req.method} ${req.url}`);
+  let text = "";
+  for await (const chunk of req) text += chunk;
+  const send = (status, body) => {
+    res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store" });
+    res.end(JSON.stringify(body));
+  };
+  if (!/^Bearer \S+/.test(req.headers.authorization || ""))
+    return send(401, { status: "error", code: "unauthorized", message: "Missing bearer token." });
+  let body;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    return send(400, { status: "error", code: "bad_request", message: "Not JSON." });
+  }
+  control.modelCalls.push({ method: req.method, url: req.url, body });
+  const answer = await MODEL_ROUTES[`${req.method} ${url.pathname}`](control.models, url, body);
+  send(answer.status || 200, answer.body);
+}
+
 function proxy(req, res, gateway, control) {
   const reqPath = req.url;
   control.requests.push(`${req.method} ${reqPath}`);
@@ -172,6 +208,11 @@ export async function startServer({ gateway, readToken, fixture, bundle, control
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, "http://harness");
     try {
+      if (control.models && MODEL_ROUTES[`${req.method} ${url.pathname}`])
+        return void fakeModels(req, res, url, control).catch((err) => {
+          if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
+          res.end(String(err?.stack || err));
+        });
       if (url.pathname.startsWith("/gateway/") || url.pathname === "/gateway")
         return proxy(req, res, gateway, control);
       if (url.pathname === "/build/harness.js") {

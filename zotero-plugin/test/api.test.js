@@ -424,3 +424,130 @@ describe("streams", () => {
     }
   });
 });
+
+describe("a model server's models (GET /models/local, POST /models/test)", () => {
+  const LOCAL = {
+    status: "ok",
+    api_base: "http://127.0.0.1:8080/v1",
+    server: "openai",
+    models: [
+      { id: "smollm2", model: "openai/smollm2", context_window: 4096 },
+      { id: "qwen2.5:0.5b", model: "openai/qwen2.5:0.5b", context_window: null },
+    ],
+  };
+  const TESTED = {
+    status: "ok",
+    model: "openai/smollm2",
+    reply: "Hello!",
+    seconds: 1.23,
+    prompt_tokens: 20,
+    completion_tokens: 8,
+    tokens_per_second: 41.2,
+    context_window: 4096,
+    tool_calling: false,
+  };
+
+  test("localModels: GET with the base URL encoded in the query, the token, the signal", async () => {
+    const { c, calls } = client(() => jsonResponse(LOCAL));
+    const { signal } = new AbortController();
+    const body = await c.localModels("http://127.0.0.1:8080/v1?x=a b&y=1", { signal });
+    assert.equal(
+      calls[0].url,
+      "http://127.0.0.1:8765/models/local?api_base=" +
+        "http%3A%2F%2F127.0.0.1%3A8080%2Fv1%3Fx%3Da+b%26y%3D1",
+    );
+    assert.equal(
+      new URL(calls[0].url).searchParams.get("api_base"),
+      "http://127.0.0.1:8080/v1?x=a b&y=1",
+    );
+    assert.equal(calls[0].init.method, "GET");
+    assert.equal(calls[0].init.headers.Authorization, "Bearer tok-1");
+    assert.equal(calls[0].init.body, undefined);
+    assert.equal(calls[0].init.signal, signal);
+    // the payload without its status field
+    const { status: _status, ...rest } = LOCAL;
+    assert.deepEqual(body, rest);
+    assert.equal(body.models[0].model, "openai/smollm2");
+  });
+
+  test("testModel: POST of the model and the base URL as JSON", async () => {
+    const { c, calls } = client(() => jsonResponse(TESTED));
+    const { signal } = new AbortController();
+    const result = await c.testModel("openai/smollm2", "http://127.0.0.1:8080/v1", { signal });
+    assert.equal(calls[0].url, "http://127.0.0.1:8765/models/test");
+    assert.equal(calls[0].init.method, "POST");
+    assert.equal(calls[0].init.headers.Authorization, "Bearer tok-1");
+    assert.equal(calls[0].init.headers["Content-Type"], "application/json");
+    assert.deepEqual(calls[0].body, {
+      model: "openai/smollm2",
+      api_base: "http://127.0.0.1:8080/v1",
+    });
+    assert.equal(calls[0].init.signal, signal);
+    assert.equal(result.status, undefined);
+    assert.equal(result.reply, "Hello!");
+    // the gateway's usual "success" is dropped the same way
+    const usual = client(() => jsonResponse({ ...TESTED, status: "success" })).c;
+    assert.equal((await usual.testModel("openai/smollm2", "")).status, undefined);
+    const listed = client(() => jsonResponse({ ...LOCAL, status: "success" })).c;
+    assert.equal((await listed.localModels(LOCAL.api_base)).status, undefined);
+    assert.equal(result.tokens_per_second, 41.2);
+    assert.equal(result.tool_calling, false);
+    // without a base URL (a hosted model): an empty one, as the config has it
+    await c.testModel("gemini-2.5-flash");
+    assert.deepEqual(calls[1].body, { model: "gemini-2.5-flash", api_base: "" });
+  });
+
+  for (const [status, code, message] of [
+    [400, "invalid_api_base", "The model server URL must start with http:// or https://."],
+    [400, "invalid_model", "Enter a model name such as openai/smollm2."],
+    [503, "model_server_unreachable", "Nothing answers at http://127.0.0.1:8080/v1: start it."],
+    [503, "model_server_error", "The model server answered HTTP 500: out of memory."],
+    [503, "model_test_failed", "The model did not answer within 60 s."],
+  ])
+    test(`${status} ${code}: the gateway's message, as it is`, async () => {
+      const { c } = client(() => jsonResponse({ status: "error", code, message }, status));
+      for (const call of [
+        () => c.localModels("http://127.0.0.1:8080/v1"),
+        () => c.testModel("openai/smollm2", "http://127.0.0.1:8080/v1"),
+      ]) {
+        const err = await call().catch((e) => e);
+        assert.ok(err instanceof GatewayError);
+        assert.equal(err.code, code);
+        assert.equal(err.status, status);
+        assert.equal(err.message, message);
+        assert.equal(err.serverMessage, message);
+      }
+    });
+
+  test("the gateway's own failures keep their actionable messages", async () => {
+    const down = client(() => {
+      throw new TypeError("fetch failed", { cause: { code: "ECONNREFUSED" } });
+    }).c;
+    const err = await down.localModels("http://127.0.0.1:8080/v1").catch((e) => e);
+    assert.equal(err.code, Codes.GATEWAY_DOWN);
+    assert.match(err.message, /^Zocrates is not running/);
+    const refused = client(() =>
+      jsonResponse({ status: "error", code: "unauthorized", message: "no" }, 401),
+    ).c;
+    const denied = await refused.testModel("openai/smollm2", "").catch((e) => e);
+    assert.equal(denied.code, Codes.UNAUTHORIZED);
+    assert.match(denied.message, /wrong token/);
+    const garbled = client(() => new Response("<html>", { status: 200 })).c;
+    assert.equal(
+      (await garbled.testModel("openai/smollm2", "").catch((e) => e)).code,
+      Codes.BAD_RESPONSE,
+    );
+  });
+
+  test("an abort rejects with the AbortError", async () => {
+    const controller = new AbortController();
+    const { c } = client((url, init) => {
+      controller.abort();
+      throw init.signal.reason ?? new DOMException("aborted", "AbortError");
+    });
+    const err = await c
+      .testModel("openai/smollm2", "http://127.0.0.1:8080/v1", { signal: controller.signal })
+      .catch((e) => e);
+    assert.equal(err.name, "AbortError");
+  });
+});

@@ -20,17 +20,19 @@ from google.adk.models.base_llm import BaseLlm
 from google.adk.tools.tool_context import ToolContext
 from google.genai import types
 
-from services.agent.library.search import Reranker
-from services.agent.library.tools import Tool
 from services.agent.research import state_keys as sk
 from services.agent.research.citations import library_page_reader
+from services.agent.research.grounding import WriterLimits
 from services.agent.research.harness import Harness
+from services.agent.research.library_tools import Tool
+from services.agent.research.offline_answer import Scorer
 from services.agent.research.pipeline import PipelineDeps, build_search_pipeline
 from services.agent.research.pipeline_nodes import SCOPE_PREFIX
 from services.agent.research.retrieval_tools import make_subagent_tools
 from services.agent.research.run_locks import KeyedLocks
 from services.agent.research.usage import UsageCallback
 from services.common.adk.names import SEARCH_LIBRARY, SYNTHESIZER
+from services.common.reranking import Reranker
 
 COORDINATOR = "coordinator"
 SEARCH_SUBAGENT = "search_subagent"
@@ -142,11 +144,15 @@ def build_coordinator(
     harness: Callable[[], Harness],
     usage: Callable[[str], UsageCallback | None] | None = None,
     synthesizer_thinking: types.ThinkingConfig | None = None,
+    writer: WriterLimits | None = None,
+    scorer: Scorer | None = None,
 ) -> LlmAgent:
     """The root agent. ``models(role)`` gives each role's model (resolved per process);
     ``usage(role)``, when given, the callback that records its model's calls (none for the
     offline model); ``synthesizer_thinking``, the synthesizer's thinking config (none: its
-    model's default)."""
+    model's default); ``writer``, a generative synthesizer's window, and ``scorer``, the
+    sentence scorer of the quotes that back an answer none of whose citations checks out
+    (:mod:`services.agent.research.grounding`)."""
 
     def recorder(role: str) -> UsageCallback | None:
         return usage(role) if usage is not None else None
@@ -170,6 +176,8 @@ def build_coordinator(
             reranker=reranker,
             harness=harness,
             read_pages=library_page_reader(library_tools),
+            writer=writer,
+            scorer=scorer,
         )
     )
     tools: list[Any] = [make_search_library(pipeline)]

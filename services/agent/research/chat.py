@@ -48,6 +48,7 @@ from services.common.adk.names import REQUEST_INPUT
 from services.common.adk.runner import find_active_task_scope
 from services.common.adk.turns import compaction_figures
 from services.common.errors import Conflict, InvalidArgument, NotFound, StaleSession
+from services.common.local_models import model_failure
 from services.common.turn_scope import MAX_IMAGE_SNIPPETS, TurnScope, image_problem, is_image
 from services.common.turn_usage import turn_usage
 
@@ -75,8 +76,10 @@ class ChatService:
         app_name: str,
         streaming: bool = True,
         locks: KeyedLocks | None = None,
+        model_api_base: str = "",
     ) -> None:
         self.runner = runner
+        self.model_api_base = model_api_base  # named in a model server's errors
         self.sessions = session_service
         self.app_name = app_name
         self.streaming = streaming
@@ -329,6 +332,9 @@ class ChatService:
                 if tag == "error":
                     if progress.saw_event and invocation_id and not paused:
                         await self._seal_after_failure(user_id, session_id, invocation_id)
+                    failure = model_failure(item, api_base=self.model_api_base)
+                    if failure is not None:  # the model server's words, not "internal error"
+                        raise failure from item
                     raise item
                 event: Event = item
                 progress.saw_event = True

@@ -73,3 +73,31 @@ def strip_markers(text: str, replacement: str = "") -> str:
         kept.append(text[at:start] + replacement)
         at = end
     return "".join(kept) + text[at:]
+
+
+def keep_markers(text: str, known: set[int]) -> tuple[str, int]:
+    """``text`` with the references to evidence numbers not in ``known`` taken out of their
+    brackets (a bracket left empty goes, with the space before it), and how many went: the
+    citations a model invented. Code is left as it is."""
+    code_free = without_code(text)
+    kept: list[str] = []
+    at = dropped = 0
+    for bracket in _BRACKET.finditer(code_free):
+        refs = parse_marker(bracket.group(1))
+        if refs is None:
+            continue
+        good = [
+            piece
+            for piece, (n, _, _) in zip(bracket.group(1).split(";"), refs, strict=True)
+            if n in known
+        ]
+        if len(good) == len(refs):
+            continue
+        dropped += len(refs) - len(good)
+        start = bracket.start()
+        if not good:
+            while start > at and text[start - 1] in " \t":
+                start -= 1
+        kept.append(text[at:start] + ("[" + ";".join(good).strip() + "]" if good else ""))
+        at = bracket.end()
+    return "".join(kept) + text[at:], dropped

@@ -3,16 +3,19 @@
  * setting, grouped (prefs-model.js configGroups), saved on Enter or leaving the field with
  * "Saved" or the validation message next to it; and in "Chat Sessions & Storage" the database
  * size and chat count (GET /sessions/storage_stats) with Clean Up Now (POST
- * /sessions/maintenance).
+ * /sessions/maintenance). The role model fields offer the model server's models and a Test
+ * model button (prefs-local-models.js).
  */
 import { clear, fill } from "./dom.js";
 import { maintenanceLine, storageLine } from "./format.js";
 import { icon } from "./icons.js";
+import { createLocalModels } from "./prefs-local-models.js";
 import {
+  API_BASE_KEY,
   choiceLabelId,
   configGroups,
   formatFieldValue,
-  MODEL_SUGGESTIONS,
+  MODEL_KEYS,
   parseFieldValue,
 } from "./prefs-model.js";
 import { withCode } from "./prefs-parts.js";
@@ -20,13 +23,15 @@ import { withCode } from "./prefs-parts.js";
 let datalistSeq = 0;
 
 /**
- * @param {object} ctx prefs-view.js's context: doc, h, t, l10n, client, errorText, status,
- *   setStatus, group
- * @returns {{elements: Element[], refresh: () => Promise<void>, cleanUp: () => Promise<void>}}
+ * @param {object} ctx prefs-view.js's context: doc, h, t, l10n, env, client, errorText,
+ *   status, setStatus, group, isAlive
+ * @returns {{elements: Element[], refresh: () => Promise<void>, cleanUp: () => Promise<void>,
+ *   localModels: object}} localModels: prefs-local-models.js's, for the view's destroy
  */
 export function createConfigSection(ctx) {
   const { doc, h, t, l10n, client, errorText, status, setStatus, group } = ctx;
 
+  const localModels = createLocalModels(ctx);
   const configHost = h("div", { class: "zc-config" });
   const configStatus = status("zc-config-status");
   const storageStats = h("p", { class: "zc-pref-line", id: "zocrates-storage-stats" });
@@ -100,11 +105,7 @@ export function createConfigSection(ctx) {
       if (field.kind === "model") {
         const listId = `zocrates-models-${++datalistSeq}`;
         attrs.list = listId;
-        datalist = h(
-          "datalist",
-          { id: listId },
-          MODEL_SUGGESTIONS.map((m) => h("option", { value: m })),
-        );
+        datalist = h("datalist", { id: listId });
       }
       if (
         field.defaultValue !== undefined &&
@@ -134,6 +135,12 @@ export function createConfigSection(ctx) {
           )
         : null;
     if (description) input.setAttribute("aria-describedby", `${id}-help`);
+    // the model server's models and the Test model button (prefs-local-models.js)
+    let testButton = null;
+    let below = null;
+    if (field.key === API_BASE_KEY && field.kind === "text") below = localModels.attachBase(input);
+    else if (MODEL_KEYS.has(field.key) && field.kind === "model")
+      ({ button: testButton, result: below } = localModels.attachModel(field, input, datalist));
     if (field.kind === "bool") {
       return h("div", { class: "zc-field zc-field-check", "data-key": field.key }, [
         h("label", { class: "zc-check", for: id }, [input, label("span", {})]),
@@ -143,8 +150,11 @@ export function createConfigSection(ctx) {
     }
     return h("div", { class: "zc-field", "data-key": field.key }, [
       label("label", { for: id, class: "zc-field-label" }),
-      h("div", { class: "zc-field-control" }, [input, datalist, fieldStatus]),
+      // the button last: "Saving…" appearing when the field is left does not move it away
+      // from under the pointer that clicks it
+      h("div", { class: "zc-field-control" }, [input, datalist, fieldStatus, testButton]),
       description,
+      below,
     ]);
   }
 
@@ -189,6 +199,7 @@ export function createConfigSection(ctx) {
       return;
     }
     setStatus(configStatus, "", "");
+    localModels.reset();
     const groups = configGroups(body);
     fill(
       h,
@@ -213,7 +224,13 @@ export function createConfigSection(ctx) {
         ),
       );
     refreshStorage();
+    localModels.refresh();
   }
 
-  return { elements: [configStatus, configHost], refresh: refreshConfig, cleanUp };
+  return {
+    elements: [configStatus, configHost],
+    refresh: refreshConfig,
+    cleanUp,
+    localModels,
+  };
 }

@@ -18,6 +18,8 @@ export const CONFIG_GROUPS = Object.freeze([
       "synthesizer_model",
       "synthesizer_thinking",
       "model_api_base",
+      "model_tool_calling",
+      "model_context_window",
     ],
   },
   {
@@ -66,6 +68,8 @@ export const FIELD_LABELS = Object.freeze({
   synthesizer_model: "zocrates-pref-synthesizer-model",
   synthesizer_thinking: "zocrates-pref-synthesizer-thinking",
   model_api_base: "zocrates-pref-model-api-base",
+  model_tool_calling: "zocrates-pref-model-tool-calling",
+  model_context_window: "zocrates-pref-model-context-window",
   hitl_enabled: "zocrates-pref-hitl-enabled",
   max_retrieval_tools: "zocrates-pref-max-retrieval-tools",
   hard_word_ceiling: "zocrates-pref-hard-word-ceiling",
@@ -97,12 +101,22 @@ export const MODEL_SUGGESTIONS = Object.freeze([
   "openai/gpt-4o-mini",
 ]);
 
-const MODEL_KEYS = new Set([
+/** The roles' model fields: each offers the model server's models and a Test model button. */
+export const MODEL_KEYS = new Set([
   "coordinator_model",
   "subagent_model",
   "synthesizer_model",
   "compaction_summarizer_model",
 ]);
+
+/** The key of the model server's base URL (GET /models/local lists what it serves). */
+export const API_BASE_KEY = "model_api_base";
+
+/** The values whose labels are Fluent messages (`<prefix><value>`), by key. */
+const CHOICE_LABELS = Object.freeze({
+  synthesizer_thinking: ["zocrates-pref-thinking-", ["off", "low", "medium", "high"]],
+  model_tool_calling: ["zocrates-pref-tool-calling-", ["auto", "on", "off"]],
+});
 
 /** The values of a reference `type` that lists them (`Literal['off', 'low']`), else null. */
 export function fieldChoices(type) {
@@ -112,9 +126,10 @@ export function fieldChoices(type) {
   return values.length ? values : null;
 }
 
-/** The Fluent id of a choice's label, for the keys whose values the plugin knows. */
+/** The Fluent id of a choice's label, for the values the plugin knows (null: show the value). */
 export function choiceLabelId(key, value) {
-  return key === "synthesizer_thinking" ? `zocrates-pref-thinking-${value}` : null;
+  const known = CHOICE_LABELS[key];
+  return known && known[1].includes(value) ? `${known[0]}${value}` : null;
 }
 
 /** The control a reference `type` gets. */
@@ -216,6 +231,92 @@ export function formatFieldValue(kind, value) {
   if (kind === "bool") return !!value;
   if (value === null || value === undefined) return "";
   return String(value);
+}
+
+// ---------------------------------------------------------------- a model server's models
+
+/** Whether a model field's value can be tested: a name, not the built-in offline model. */
+export function canTestModel(value) {
+  const name = String(value ?? "").trim();
+  return name !== "" && name.toLowerCase() !== "offline";
+}
+
+/**
+ * A model field's list of suggestions: the models the server at the base URL lists (GET
+ * /models/local's `models`; their `model` is the name a role's field takes), then the usual
+ * names it does not already hold.
+ * @returns {{value: string, label: [string, object] | null}[]} label: a Fluent message with
+ *   the server's id and context size, null for the usual names
+ */
+export function modelOptions(serverModels = []) {
+  const out = [];
+  const seen = new Set();
+  for (const m of serverModels || []) {
+    const value = typeof m?.model === "string" ? m.model.trim() : "";
+    if (!value || seen.has(value)) continue;
+    seen.add(value);
+    const id = String(m.id ?? value);
+    const tokens = Number(m.context_window);
+    out.push({
+      value,
+      label:
+        Number.isFinite(tokens) && tokens > 0
+          ? ["zocrates-pref-local-model-context", { id, tokens }]
+          : ["zocrates-pref-local-model", { id }],
+    });
+  }
+  for (const value of MODEL_SUGGESTIONS) if (!seen.has(value)) out.push({ value, label: null });
+  return out;
+}
+
+/** A reply on one line, at most `max` characters (cut at a word when one ends near there). */
+export function clipReply(text, max = 120) {
+  const line = String(text ?? "")
+    .replace(/\s+/g, " ")
+    .trim();
+  if (line.length <= max) return line;
+  const cut = line.slice(0, max - 1);
+  const space = cut.lastIndexOf(" ");
+  return `${(space > max * 0.6 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+/**
+ * POST /models/test's result as the parts of its one line (Fluent messages, joined by " · "):
+ * the reply, seconds, tokens per second, context size, whether the model calls tools.
+ * @returns {[string, object?][]}
+ */
+export function modelTestParts(result = {}) {
+  const num = (v) => (v === null || v === undefined || v === "" ? NaN : Number(v));
+  const reply = clipReply(result.reply);
+  const parts = [
+    reply ? ["zocrates-pref-model-test-reply", { reply }] : ["zocrates-pref-model-test-no-reply"],
+  ];
+  const seconds = num(result.seconds);
+  if (Number.isFinite(seconds)) parts.push(["zocrates-pref-model-test-seconds", { seconds }]);
+  const rate = num(result.tokens_per_second);
+  if (Number.isFinite(rate) && rate > 0) parts.push(["zocrates-pref-model-test-rate", { rate }]);
+  const tokens = num(result.context_window);
+  parts.push(
+    Number.isFinite(tokens) && tokens > 0
+      ? ["zocrates-pref-model-test-context", { tokens }]
+      : ["zocrates-pref-model-test-context-unknown"],
+  );
+  parts.push(
+    result.tool_calling === true
+      ? ["zocrates-pref-model-test-tools-yes"]
+      : result.tool_calling === false
+        ? ["zocrates-pref-model-test-tools-no"]
+        : ["zocrates-pref-model-test-tools-unknown"],
+  );
+  return parts;
+}
+
+/**
+ * Whether a failure of GET /models/local or POST /models/test means that the gateway has no
+ * such route (a Zocrates from before them): its plain 404.
+ */
+export function isMissingRoute(err) {
+  return err?.status === 404 && ["not_found", "http_404"].includes(err?.code);
 }
 
 /**

@@ -2,7 +2,8 @@
  * The preferences pane (Zotero > Settings > Zocrates, and the harness): the gateway address
  * with a connection test, library indexing with a progress bar (POST /library/sync streams
  * `progress` events), the model / deep-research / compaction settings of zocrates_config.json
- * (GET and PUT /config, saved field by field, validation messages next to the field), and
+ * (GET and PUT /config, saved field by field, validation messages next to the field; the
+ * model server's models offered in the role fields and a Test model button), and
  * "Chat Sessions & Storage": database size and chat count (GET /sessions/storage_stats),
  * retention settings and Clean Up Now (POST /sessions/maintenance) with live feedback.
  *
@@ -10,7 +11,8 @@
  * window also loads); the gateway's errors come worded by describeError (addon.ftl).
  *
  * The sections: prefs-library.js (the index and its progress), prefs-config.js (the settings
- * form, storage and Clean Up Now); the connection is here; prefs-parts.js holds what they share.
+ * form, storage and Clean Up Now) with prefs-local-models.js (GET /models/local, POST
+ * /models/test); the connection is here; prefs-parts.js holds what they share.
  *
  * env: {getClient(), getGatewayURL(), setGatewayURL(url), tokenPath?, now?(), log?(msg),
  *       AbortController? (the window's; Zotero's plugin sandbox has none),
@@ -135,6 +137,7 @@ export function mountPreferences({ doc, root, env }) {
     destroy() {
       alive = false;
       library.destroy();
+      config.localModels.reset();
       clear(root);
     },
   };

@@ -153,6 +153,45 @@ zocrates-pref-thinking-medium = Mittel
 zocrates-pref-thinking-high = Viel
 zocrates-pref-model-api-base = URL des Modellservers
 zocrates-pref-model-api-base-help = Basis-URL eines OpenAI-kompatiblen oder Ollama-Servers für LiteLLM-Modelle. API-Schlüssel kommen aus der Umgebung von Zocrates (GOOGLE_API_KEY, OPENROUTER_API_KEY, ZOCRATES_MODEL_API_KEY), nie aus dieser Datei.
+zocrates-pref-model-tool-calling = Werkzeugaufrufe
+zocrates-pref-model-tool-calling-help = Ob die Modelle die Suchwerkzeuge von Zocrates selbst aufrufen. auto: das Modell einmal prüfen; on: immer; off: das Modell schreibt nur die Antwort, und Zocrates sucht nach seinem festen Ablauf (für kleine lokale Modelle).
+zocrates-pref-tool-calling-auto = Automatisch (das Modell einmal prüfen)
+zocrates-pref-tool-calling-on = An
+zocrates-pref-tool-calling-off = Aus (Zocrates sucht, das Modell schreibt)
+zocrates-pref-model-context-window = Kontextfenster (Tokens)
+zocrates-pref-model-context-window-help = Tokens, die der Server des Modells fasst; 0 liest den Wert vom Server.
+
+## The model server's models (GET /models/local), offered in the model fields' lists, and
+## Test model (POST /models/test) next to each role's model field.
+
+zocrates-pref-local-models-loading = Der Modellserver wird gefragt, welche Modelle er anbietet…
+# $server is zocrates-pref-local-server-openai or zocrates-pref-local-server-ollama.
+zocrates-pref-local-models-found =
+    { $count ->
+        [0] Der Modellserver ({ $server }) nennt keine Modelle: Laden Sie dort eines und verlassen Sie dann dieses Feld, um erneut nachzusehen.
+        [one] Der Modellserver ({ $server }) bietet { $count } Modell an: Wählen Sie es aus der Liste eines Modellfelds.
+       *[other] Der Modellserver ({ $server }) bietet { $count } Modelle an: Wählen Sie eines aus der Liste eines Modellfelds.
+    }
+zocrates-pref-local-server-openai = OpenAI-kompatibel
+zocrates-pref-local-server-ollama = Ollama
+# A model the server lists, in a model field's list: the server's name for it, its context size.
+zocrates-pref-local-model = { $id } (Modellserver)
+zocrates-pref-local-model-context = { $id } (Modellserver, { NUMBER($tokens) } Tokens Kontext)
+zocrates-pref-models-unsupported = Diese Version von Zocrates kann keine Modelle auflisten oder testen: Aktualisieren Sie Zocrates und starten Sie es dann neu (`make run`).
+zocrates-pref-model-test = Modell testen
+    .title = Dieses Modell über die URL des Modellservers (Gruppe Modelle) um eine kurze Antwort bitten
+zocrates-pref-model-testing = { $model } wird getestet…
+# The test's one line, its parts joined by " · ":
+# "Replied “Hello!” · 1.2 s · 41.2 tokens/s · context 4,096 tokens · can call tools".
+zocrates-pref-model-test-reply = Antwortete „{ $reply }“
+zocrates-pref-model-test-no-reply = Antwortete ohne Text
+zocrates-pref-model-test-seconds = { NUMBER($seconds, maximumFractionDigits: 1) } s
+zocrates-pref-model-test-rate = { NUMBER($rate, maximumFractionDigits: 1) } Tokens/s
+zocrates-pref-model-test-context = Kontext { NUMBER($tokens) } Tokens
+zocrates-pref-model-test-context-unknown = Kontextgröße unbekannt (Kontextfenster einstellen)
+zocrates-pref-model-test-tools-yes = kann Werkzeuge aufrufen
+zocrates-pref-model-test-tools-no = kann keine Werkzeuge aufrufen: Werkzeugaufrufe auf Aus stellen
+zocrates-pref-model-test-tools-unknown = Werkzeugaufrufe nicht geprüft
 
 zocrates-pref-research = Deep Research
 zocrates-pref-research-intro = Der erste Suchdurchgang einer Frage arbeitet innerhalb dieser Grenzen. Lässt er Lücken, hält der Chat an einem Kontrollpunkt an, an dem Sie eine Erweiterung gewähren oder mit dem Gefundenen antworten lassen.

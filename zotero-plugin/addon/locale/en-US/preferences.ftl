@@ -157,6 +157,45 @@ zocrates-pref-thinking-medium = Medium
 zocrates-pref-thinking-high = High
 zocrates-pref-model-api-base = Model server URL
 zocrates-pref-model-api-base-help = Base URL of an OpenAI-compatible or Ollama server for LiteLLM models. API keys come from Zocrates's environment (GOOGLE_API_KEY, OPENROUTER_API_KEY, ZOCRATES_MODEL_API_KEY), never from this file.
+zocrates-pref-model-tool-calling = Tool calling
+zocrates-pref-model-tool-calling-help = Whether the models call Zocrates's search tools themselves. auto: probe the model once; on: always; off: the model only writes the answer and Zocrates searches with its fixed policy (for small local models).
+zocrates-pref-tool-calling-auto = Auto (probe the model once)
+zocrates-pref-tool-calling-on = On
+zocrates-pref-tool-calling-off = Off (Zocrates searches, the model writes)
+zocrates-pref-model-context-window = Context window (tokens)
+zocrates-pref-model-context-window-help = Tokens the model's server holds; 0 reads it from the server.
+
+## The model server's models (GET /models/local), offered in the model fields' lists, and
+## Test model (POST /models/test) next to each role's model field.
+
+zocrates-pref-local-models-loading = Asking the model server which models it serves…
+# $server is zocrates-pref-local-server-openai or zocrates-pref-local-server-ollama.
+zocrates-pref-local-models-found =
+    { $count ->
+        [0] The model server ({ $server }) lists no models: load one there, then leave this field to look again.
+        [one] The model server ({ $server }) serves { $count } model: pick it from a model field's list.
+       *[other] The model server ({ $server }) serves { $count } models: pick one from a model field's list.
+    }
+zocrates-pref-local-server-openai = OpenAI-compatible
+zocrates-pref-local-server-ollama = Ollama
+# A model the server lists, in a model field's list: the server's name for it, its context size.
+zocrates-pref-local-model = { $id } (model server)
+zocrates-pref-local-model-context = { $id } (model server, { NUMBER($tokens) } tokens of context)
+zocrates-pref-models-unsupported = This version of Zocrates cannot list or test models: update Zocrates, then restart it (`make run`).
+zocrates-pref-model-test = Test model
+    .title = Ask this model for a short reply, through the model server URL of the Models group
+zocrates-pref-model-testing = Testing { $model }…
+# The test's one line, its parts joined by " · ":
+# "Replied “Hello!” · 1.2 s · 41.2 tokens/s · context 4,096 tokens · can call tools".
+zocrates-pref-model-test-reply = Replied “{ $reply }”
+zocrates-pref-model-test-no-reply = Answered with no text
+zocrates-pref-model-test-seconds = { NUMBER($seconds, maximumFractionDigits: 1) } s
+zocrates-pref-model-test-rate = { NUMBER($rate, maximumFractionDigits: 1) } tokens/s
+zocrates-pref-model-test-context = context { NUMBER($tokens) } tokens
+zocrates-pref-model-test-context-unknown = context size unknown (set Context window)
+zocrates-pref-model-test-tools-yes = can call tools
+zocrates-pref-model-test-tools-no = cannot call tools: set Tool calling to Off
+zocrates-pref-model-test-tools-unknown = tool calling not checked
 
 zocrates-pref-research = Deep research
 zocrates-pref-research-intro = A question's first search pass works within these limits. When it leaves gaps, the chat pauses at a checkpoint where you grant an extension or answer with what was found.
