@@ -17,6 +17,16 @@ table side by side (same index, same questions):
 
 ``--capture FILE`` keeps what the synthesizer was given, for bench/replay_answers.py.
 
+``--pipelines offline,small,tools --local-llm`` asks the same questions of each pipeline in
+turn, on one stack and one index, and prints one table side by side (docs/benchmarks.md,
+"Local model"): ``offline`` is the built-in extractive model; ``small`` a real local model
+(SmolLM2-135M-Instruct behind llama.cpp's OpenAI-compatible server, started from .venv-llm,
+`make llm-deps`) in every role with the small-model pipeline (``model_tool_calling: off``:
+the fixed search policy, the model writes the answer); ``tools`` the same model trusted to
+call tools. Each adds seconds and tokens per turn, turns that errored or hung (no answer in
+``--turn-timeout`` seconds), and citations shown as verified whose quote is not on the PDF's
+page when the bench reads that page itself.
+
 ``--check`` compares the scores with the goals of docs/benchmarks.md ("Offline answers"): the
 gold page 0.90 and the gold sentence 0.80 (single-paper), needed papers 0.80 (multi-paper),
 abstention 0.95 (out-of-library), the right paper 0.80 (follow-ups).
@@ -25,6 +35,7 @@ abstention 0.95 (out-of-library), the right paper 0.80 (follow-ups).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import pathlib
@@ -43,7 +54,11 @@ sys.path.insert(0, str(ROOT))
 from goals import Goal, Result, add_check_flag
 from goals import report as check_goals
 
+from services.agent.research.citations import on_page
 from tests.support import zotero_fixture
+from tests.support.local_llm import CONTEXT as LLM_CONTEXT
+from tests.support.local_llm import MODEL as LLM_MODEL
+from tests.support.local_llm import llama_server
 from tests.support.ports import free_base_port
 from tests.support.sse import post_stream_sync
 
@@ -120,12 +135,14 @@ class Stack:
             **os.environ,
             "ZOCRATES_PORT": str(self.base),
             "ZOCRATES_ZOTERO_DIR": str(zotero_dir),
-            "PYTHONPATH": str(code),
+            # the checkout's own generated protos too: an older one's differ from this one's
+            "PYTHONPATH": os.pathsep.join([str(code), str(code / "protos" / "gen")]),
         }
         for key in list(self.env):
             if key.endswith("_API_KEY"):
                 del self.env[key]
         self.proc: subprocess.Popen[bytes] | None = None
+        self.index_args: list[str] = []  # ["--no-wait"]: return once searchable by keyword
 
     def __enter__(self) -> Stack:
         out = self.log.open("ab")
@@ -144,7 +161,11 @@ class Stack:
                 raise RuntimeError(self.log.read_text(errors="replace")[-3000:])
             time.sleep(0.3)
         index = subprocess.run(
-            [str(ZOCRATES), "index"], cwd=self.code, env=self.env, capture_output=True, text=True
+            [str(ZOCRATES), "index", *self.index_args],
+            cwd=self.code,
+            env=self.env,
+            capture_output=True,
+            text=True,
         )
         if index.returncode != 0:
             raise RuntimeError(index.stderr[-3000:])
@@ -155,12 +176,12 @@ class Stack:
             os.killpg(self.proc.pid, signal.SIGTERM)
             self.proc.wait(timeout=60)
 
-    def client(self) -> httpx.Client:
+    def client(self, timeout: float = 600) -> httpx.Client:
         token = (self.zotero_dir / "zocrates-data" / "gateway.token").read_text().strip()
         return httpx.Client(
             base_url=f"http://127.0.0.1:{self.base}",
             headers={"Authorization": f"Bearer {token}"},
-            timeout=600,
+            timeout=timeout,
         )
 
 
@@ -195,6 +216,81 @@ def ask(api: httpx.Client, session_id: str, question: str) -> dict[str, Any]:
     raise RuntimeError("three checkpoints in one turn")
 
 
+PIPELINES = ("offline", "small", "tools")
+ROLES = ("coordinator_model", "subagent_model", "synthesizer_model", "compaction_summarizer_model")
+
+
+def pipeline_config(pipeline: str, api_base: str) -> dict[str, Any]:
+    """The preferences of one pipeline: every role offline, or on the local model."""
+    if pipeline == "offline":
+        return {role: "offline" for role in ROLES}
+    return {
+        **{role: LLM_MODEL for role in ROLES},
+        "model_api_base": api_base,
+        "model_tool_calling": "off" if pipeline == "small" else "on",
+        "model_context_window": LLM_CONTEXT,
+    }
+
+
+class PageTexts:
+    """The pages of the library's PDFs as this bench reads them (pypdfium2), to check each
+    citation shown as verified against its page independently of the services."""
+
+    def __init__(self) -> None:
+        folder = zotero_fixture.default_papers_dir()
+        self.files = {zotero_fixture.paper_item_key(f.name): f for f in folder.glob("*.pdf")}
+        self.cache: dict[tuple[str, int], str] = {}
+
+    def text(self, item_key: str, page: int) -> str | None:
+        import pypdfium2
+
+        key = (item_key, page)
+        if key not in self.cache:
+            path = self.files.get(item_key)
+            if path is None:
+                return None
+            pdf = pypdfium2.PdfDocument(str(path))
+            try:
+                if not 1 <= page <= len(pdf):
+                    self.cache[key] = ""
+                else:
+                    self.cache[key] = pdf[page - 1].get_textpage().get_text_range()
+            finally:
+                pdf.close()
+        return self.cache[key]
+
+    def false_verified(self, citations: list[dict[str, Any]]) -> int:
+        """Citations shown as verified whose quote is not on the cited page."""
+        wrong = 0
+        for c in citations:
+            if c.get("verified") is True and c.get("quote"):
+                text = self.text(str(c["item_key"]), int(c["page"]))
+                if text is not None and not on_page(str(c["quote"]), text):
+                    wrong += 1
+        return wrong
+
+
+def timed_ask(
+    api: httpx.Client, session_id: str, question: str, pages: PageTexts
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``ask``, never raising: (done, measures) where a turn that failed or hung is
+    ``errored`` with an empty answer."""
+    started = time.perf_counter()
+    try:
+        done = ask(api, session_id, question)
+        errored = ""
+    except (RuntimeError, httpx.HTTPError) as exc:
+        done, errored = {}, f"{type(exc).__name__}: {exc}"[:300]
+    usage = done.get("usage") or {}
+    citations = list(done.get("citations") or [])
+    return done, {
+        "seconds": round(time.perf_counter() - started, 2),
+        "tokens": int(usage.get("input_tokens") or 0) + int(usage.get("output_tokens") or 0),
+        "errored": errored,
+        "false_verified": pages.false_verified(citations),
+    }
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     workdir = pathlib.Path(args.workdir)
     workdir.mkdir(parents=True, exist_ok=True)
@@ -205,54 +301,98 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     conversations = read_jsonl("conversations.jsonl")
     if args.limit:
         questions, conversations = questions[: args.limit], conversations[: max(1, args.limit // 5)]
+    if args.every > 1:  # every kind of question, in a shorter run
+        questions, conversations = questions[:: args.every], conversations[:: args.every]
     code = pathlib.Path(args.code or ROOT).resolve()
     if args.capture:  # the stack's synthesizer appends what it is given (replay_answers.py)
         capture = pathlib.Path(args.capture).resolve()
         capture.unlink(missing_ok=True)
         os.environ[CAPTURE_ENV] = str(capture)
     (workdir / "stack.log").unlink(missing_ok=True)  # this run's log only (scores are read back)
-    results: dict[str, list[Any]] = {"single": [], "multi": [], "abstain": [], "follow": []}
-    started = time.perf_counter()
-    with Stack(zotero_dir, code, workdir / "stack.log") as stack, stack.client() as api:
-
-        def session(title: str) -> str:
-            return str(api.post("/sessions", json={"title": title}).json()["session"]["id"])
-
-        for q in questions:
-            done = ask(api, session(q["id"]), q["question"])
-            answer, citations = str(done.get("answer") or ""), list(done.get("citations") or [])
-            gold = [s for p in q["papers"] for s in p.get("gold", [])]
-            row = {
-                "id": q["id"],
-                "page": page_hit(citations, q["papers"]),
-                "sentence": sentence_hit(answer, gold) if gold else False,
-                "coverage": coverage(citations, q["papers"]),
-                "abstained": abstained(answer, citations),
-                "answer": answer,
+    pipelines = [p.strip() for p in args.pipelines.split(",") if p.strip()]
+    unknown = sorted(set(pipelines) - set(PIPELINES))
+    if unknown:
+        raise SystemExit(f"unknown pipeline(s) {unknown}: choose from {', '.join(PIPELINES)}")
+    if any(p != "offline" for p in pipelines) and not args.local_llm:
+        raise SystemExit("the small and tools pipelines need --local-llm")
+    pages = PageTexts()
+    out: dict[str, Any] = {"code": str(code), "pipelines": {}}
+    with contextlib.ExitStack() as running:
+        api_base = (
+            running.enter_context(llama_server(workdir / "llama.log", context=LLM_CONTEXT))
+            if args.local_llm
+            else ""
+        )
+        stack = running.enter_context(Stack(zotero_dir, code, workdir / "stack.log"))
+        api = running.enter_context(stack.client(timeout=args.turn_timeout))
+        for pipeline in pipelines:
+            response = api.put("/config", json=pipeline_config(pipeline, api_base))
+            if response.status_code != 200:
+                raise RuntimeError(f"config of {pipeline} refused: {response.text[:300]}")
+            started = time.perf_counter()
+            results = ask_all(api, questions, conversations, pages, args.show, pipeline)
+            out["pipelines"][pipeline] = {
+                "results": results,
+                "seconds": time.perf_counter() - started,
             }
-            results[q["kind"]].append(row)
-            if args.show:
-                print(json.dumps({k: v for k, v in row.items() if k != "answer"}), flush=True)
-        for c in conversations:
-            sid = session(c["id"])
-            for turn in c["turns"]:
-                done = ask(api, sid, turn["question"])
-            last = c["turns"][-1]
-            answer, citations = str(done.get("answer") or ""), list(done.get("citations") or [])
-            gold = [s for p in last["papers"] for s in p.get("gold", [])]
-            keys = {zotero_fixture.paper_item_key(p["file"]) for p in last["papers"]}
-            results["follow"].append(
-                {
-                    "id": c["id"],
-                    "paper": bool(keys & {k for k, _ in cited(citations)}),
-                    "page": page_hit(citations, last["papers"]),
-                    "sentence": sentence_hit(answer, gold) if gold else False,
-                    "answer": answer,
-                }
-            )
-    seconds = time.perf_counter() - started
-    scores = best_scores(workdir / "stack.log")
-    return {"results": results, "seconds": seconds, "code": str(code), "best_scores": scores}
+    out["best_scores"] = best_scores(workdir / "stack.log")
+    return out
+
+
+def ask_all(
+    api: httpx.Client,
+    questions: list[dict[str, Any]],
+    conversations: list[dict[str, Any]],
+    pages: PageTexts,
+    show: bool,
+    pipeline: str,
+) -> dict[str, list[Any]]:
+    results: dict[str, list[Any]] = {"single": [], "multi": [], "abstain": [], "follow": []}
+
+    def session(title: str) -> str:
+        return str(api.post("/sessions", json={"title": title}).json()["session"]["id"])
+
+    for q in questions:
+        done, measures = timed_ask(api, session(f"{pipeline} {q['id']}"), q["question"], pages)
+        answer, citations = str(done.get("answer") or ""), list(done.get("citations") or [])
+        gold = [s for p in q["papers"] for s in p.get("gold", [])]
+        row = {
+            "id": q["id"],
+            "page": page_hit(citations, q["papers"]),
+            "sentence": sentence_hit(answer, gold) if gold else False,
+            "coverage": coverage(citations, q["papers"]),
+            "abstained": abstained(answer, citations),
+            **measures,
+            "answer": answer,
+        }
+        results[q["kind"]].append(row)
+        if show:
+            print(pipeline, json.dumps({k: v for k, v in row.items() if k != "answer"}), flush=True)
+    for c in conversations:
+        sid = session(f"{pipeline} {c['id']}")
+        turns = []
+        for turn in c["turns"]:
+            done, measures = timed_ask(api, sid, turn["question"], pages)
+            turns.append(measures)
+        last = c["turns"][-1]
+        answer, citations = str(done.get("answer") or ""), list(done.get("citations") or [])
+        gold = [s for p in last["papers"] for s in p.get("gold", [])]
+        keys = {zotero_fixture.paper_item_key(p["file"]) for p in last["papers"]}
+        row = {
+            "id": c["id"],
+            "paper": bool(keys & {k for k, _ in cited(citations)}),
+            "page": page_hit(citations, last["papers"]),
+            "sentence": sentence_hit(answer, gold) if gold else False,
+            "seconds": round(sum(t["seconds"] for t in turns) / len(turns), 2),
+            "tokens": sum(t["tokens"] for t in turns) // len(turns),
+            "errored": "; ".join(t["errored"] for t in turns if t["errored"]),
+            "false_verified": sum(t["false_verified"] for t in turns),
+            "answer": answer,
+        }
+        results["follow"].append(row)
+        if show:
+            print(pipeline, json.dumps({k: v for k, v in row.items() if k != "answer"}), flush=True)
+    return results
 
 
 _SCORED = re.compile(
@@ -302,46 +442,134 @@ GOALS = (
 
 
 def goals(summary: dict[str, Any]) -> list[Result]:
-    r = summary["results"]
-    return [
-        (Goal(what, limit, at_least=True), share(r[group], key) if r[group] else None)
-        for group, key, what, limit in GOALS
-    ]
+    """The offline model's goals, and the local model's (small-model pipeline): the gold page
+    at least as often as the offline model, no citation shown as verified off its page, no
+    turn errored or hung, a turn at most 60 s."""
+    runs = summary["pipelines"]
+    out: list[Result] = []
+    if "offline" in runs:
+        r = runs["offline"]["results"]
+        out += [
+            (Goal(what, limit, at_least=True), share(r[group], key) if r[group] else None)
+            for group, key, what, limit in GOALS
+        ]
+    if "small" in runs:
+        rows = all_rows(runs["small"]["results"])
+        if "offline" in runs:
+            offline_page = share(runs["offline"]["results"]["single"], "page")
+            out.append(
+                (
+                    Goal(
+                        "small pipeline: gold page (+-1) as often as offline",
+                        offline_page,
+                        at_least=True,
+                    ),
+                    share(runs["small"]["results"]["single"], "page"),
+                )
+            )
+        out.append(
+            (
+                Goal("small pipeline: verified citations off their page", 0),
+                total(rows, "false_verified"),
+            )
+        )
+        out.append(
+            (
+                Goal("small pipeline: turns errored or hung", 0),
+                sum(bool(r["errored"]) for r in rows),
+            )
+        )
+        out.append((Goal("small pipeline: slowest turn, s", 60.0), max(r["seconds"] for r in rows)))
+    return out
 
 
 def share(rows: list[dict[str, Any]], key: str) -> float:
     return sum(float(r[key]) for r in rows) / len(rows) if rows else float("nan")
 
 
+def all_rows(results: dict[str, list[Any]]) -> list[dict[str, Any]]:
+    return [row for group in ("single", "multi", "abstain", "follow") for row in results[group]]
+
+
+def total(rows: list[dict[str, Any]], key: str) -> int:
+    return int(sum(int(r.get(key) or 0) for r in rows))
+
+
+def median(values: list[float]) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+
+
 def report(summary: dict[str, Any]) -> None:
-    r = summary["results"]
-    answered = r["single"] + r["multi"]
-    print(f"code: {summary['code']}  ({summary['seconds']:.0f} s)")
-    print(f"{'measure':<44} {'value':>7}  n")
+    runs = summary["pipelines"]
+    names = list(runs)
     print(
-        f"{'cites the gold page (+-1), single-paper':<44} {share(r['single'], 'page'):>7.3f}  {len(r['single'])}"
+        f"code: {summary['code']}  ("
+        + ", ".join(f"{n} {runs[n]['seconds']:.0f} s" for n in names)
+        + ")"
     )
-    print(
-        f"{'contains the gold sentence, single-paper':<44} {share(r['single'], 'sentence'):>7.3f}  {len(r['single'])}"
+    print(f"{'measure':<44} " + " ".join(f"{n:>9}" for n in names) + "  n")
+
+    def line(label: str, value: Any, n: int) -> None:
+        cells = []
+        for name in names:
+            v = value(runs[name]["results"])
+            cells.append(f"{v:>9.3f}" if isinstance(v, float) else f"{v:>9}")
+        print(f"{label:<44} " + " ".join(cells) + f"  {n}")
+
+    first = runs[names[0]]["results"]
+    answered = len(first["single"]) + len(first["multi"])
+    line(
+        "cites the gold page (+-1), single-paper",
+        lambda r: share(r["single"], "page"),
+        len(first["single"]),
     )
-    print(
-        f"{'contains a gold sentence, all answerable':<44} {share(answered, 'sentence'):>7.3f}  {len(answered)}"
+    line(
+        "contains the gold sentence, single-paper",
+        lambda r: share(r["single"], "sentence"),
+        len(first["single"]),
     )
-    print(
-        f"{'needed papers cited, multi-paper':<44} {share(r['multi'], 'coverage'):>7.3f}  {len(r['multi'])}"
+    line(
+        "contains a gold sentence, all answerable",
+        lambda r: share(r["single"] + r["multi"], "sentence"),
+        answered,
     )
-    print(
-        f"{'abstains, out-of-library':<44} {share(r['abstain'], 'abstained'):>7.3f}  {len(r['abstain'])}"
+    line(
+        "needed papers cited, multi-paper",
+        lambda r: share(r["multi"], "coverage"),
+        len(first["multi"]),
     )
-    print(
-        f"{'wrongly abstains, answerable':<44} {share(answered, 'abstained'):>7.3f}  {len(answered)}"
+    line(
+        "abstains, out-of-library",
+        lambda r: share(r["abstain"], "abstained"),
+        len(first["abstain"]),
     )
-    print(
-        f"{'follow-up cites the right paper':<44} {share(r['follow'], 'paper'):>7.3f}  {len(r['follow'])}"
+    line(
+        "wrongly abstains, answerable",
+        lambda r: share(r["single"] + r["multi"], "abstained"),
+        answered,
     )
-    print(
-        f"{'follow-up contains the gold sentence':<44} {share(r['follow'], 'sentence'):>7.3f}  {len(r['follow'])}"
+    line(
+        "follow-up cites the right paper",
+        lambda r: share(r["follow"], "paper"),
+        len(first["follow"]),
     )
+    line(
+        "follow-up contains the gold sentence",
+        lambda r: share(r["follow"], "sentence"),
+        len(first["follow"]),
+    )
+    rows = len(all_rows(first))
+    line(
+        "verified citations not on their page", lambda r: total(all_rows(r), "false_verified"), rows
+    )
+    line("turns errored or hung", lambda r: sum(bool(x["errored"]) for x in all_rows(r)), rows)
+    line("seconds per turn, median", lambda r: median([x["seconds"] for x in all_rows(r)]), rows)
+    line("seconds per turn, slowest", lambda r: max(x["seconds"] for x in all_rows(r)), rows)
+    line("tokens per turn, median", lambda r: int(median([x["tokens"] for x in all_rows(r)])), rows)
 
 
 def main() -> None:
@@ -351,6 +579,9 @@ def main() -> None:
     parser.add_argument("--workdir", required=True, help="the library copy and its index (kept)")
     parser.add_argument("--code", default=None, help="run the stack from this checkout instead")
     parser.add_argument("--limit", type=int, default=0, help="only the first N questions")
+    parser.add_argument(
+        "--every", type=int, default=1, help="only every K-th question and conversation"
+    )
     parser.add_argument("--show", action="store_true", help="print each question's scores")
     parser.add_argument("--save", default=None, help="write every answer and score to this JSON")
     parser.add_argument(
@@ -358,13 +589,27 @@ def main() -> None:
         default=None,
         help="write each synthesis input to this JSON-lines file, for bench/replay_answers.py",
     )
+    parser.add_argument(
+        "--pipelines",
+        default="offline",
+        help=f"comma-separated, of {', '.join(PIPELINES)} (default: offline)",
+    )
+    parser.add_argument(
+        "--local-llm",
+        action="store_true",
+        help="start SmolLM2-135M behind llama.cpp's server from .venv-llm (make llm-deps)",
+    )
+    parser.add_argument(
+        "--turn-timeout", type=float, default=300.0, help="seconds before a turn counts as hung"
+    )
     add_check_flag(parser)
     args = parser.parse_args()
     summary = run(args)
     if args.save:
         pathlib.Path(args.save).write_text(json.dumps(summary, indent=1))
     report(summary)
-    calibration(summary, read_jsonl("answer_questions.jsonl"))
+    if "offline" in summary["pipelines"]:
+        calibration(summary, read_jsonl("answer_questions.jsonl"))
     sys.exit(check_goals(goals(summary), check=args.check))
 
 

@@ -49,12 +49,14 @@ class CachedCrossEncoder:
         self.model_name = model
         self._model: Any = None
         self.computed = 0
+        self.requested = 0  # pairs asked for: what the live service would score
 
     @staticmethod
     def _key(query: str, text: str) -> str:
         return hashlib.sha1(f"{query}\x00{text}".encode()).hexdigest()
 
     async def score(self, query: str, candidates: list[tuple[str, str]]) -> list[tuple[str, float]]:
+        self.requested += len(candidates)
         missing = [
             (q, t)
             for q, t in ((query, t) for _, t in candidates)
@@ -134,7 +136,11 @@ async def replay(args: argparse.Namespace) -> dict[str, list[dict[str, Any]]]:
         }
         results[kind].append(row)
     encoder.save()
-    print(f"cross-encoder pairs computed: {encoder.computed}", file=sys.stderr)
+    print(
+        f"cross-encoder pairs computed: {encoder.computed}; asked for: {encoder.requested} "
+        f"({encoder.requested / max(1, len(records)):.0f} a synthesis)",
+        file=sys.stderr,
+    )
     return results
 
 

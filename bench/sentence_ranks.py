@@ -81,9 +81,7 @@ async def signals(args: argparse.Namespace) -> tuple[list[tuple[Signals, np.ndar
         if not sentences or not hits.any():
             continue
         query = record["question"]
-        ce = dict(
-            await encoder.score(query, [(s.id, oa._cross_encoder_text(s)) for s in sentences])
-        )
+        ce = dict(await encoder.score(query, [(s.id, oa.cross_encoder_text(s)) for s in sentences]))
         windows = []
         for i, s in enumerate(sentences):
             after = sentences[i + 1] if i + 1 < len(sentences) else None
@@ -98,7 +96,7 @@ async def signals(args: argparse.Namespace) -> tuple[list[tuple[Signals, np.ndar
         out.append(
             (
                 {
-                    "ce": np.array([ce[s.id] - oa._penalty(s) for s in sentences]),
+                    "ce": np.array([ce[s.id] - oa.penalty(s) for s in sentences]),
                     "window": np.array([window[s.id] for s in sentences]),
                     "bge": vectors @ question,
                     "passage": np.array([passage[str(s.block.n)] for s in sentences]),

@@ -7,7 +7,15 @@ file, and nothing is written. Unknown keys in the file are kept (a newer version
 written them) but refused through ``update``.
 
 The preferences pane edits it through ``GET/PUT /config``; deployments may override keys with
-``ZOCRATES_*`` environment variables, which the services read separately.
+``ZOCRATES_*`` environment variables, which the services read separately. The gateway reads
+the file of the registered Zotero data directory and sends it with each turn and compaction
+(``config_json`` in the agent's and compactor's requests), so every service follows
+``/register`` (:func:`config_from_json`).
+
+The specification writes the research budgets as a ``search_harness`` block
+(``{"search_harness": {"max_retrieval_tools": 10, ...}}``): such a block is applied, its keys
+moved to the top level where every other setting is (the file is rewritten so), and a key the
+block does not know is refused by name.
 """
 
 from __future__ import annotations
@@ -30,6 +38,8 @@ CONFIG_FILE_NAME = "zocrates_config.json"
 
 # How hard a model thinks before it answers (services/common/thinking.py maps it per provider).
 ThinkingSetting = Literal["off", "low", "medium", "high"]
+# Whether the tool-using roles' models call tools (services/agent/research/capabilities.py).
+ToolCalling = Literal["auto", "on", "off"]
 
 
 class ZocratesConfig(BaseModel):
@@ -117,6 +127,27 @@ class ZocratesConfig(BaseModel):
             "ZOCRATES_MODEL_API_KEY), never from this file."
         ),
     )
+    model_tool_calling: ToolCalling = Field(
+        default="auto",
+        description=(
+            "Whether the coordinator's and search subagent's models call tools. auto: a model "
+            "served at model_api_base is probed once (one tiny request with a tool; many small "
+            "local models and some servers cannot), a hosted model is trusted; off: the fixed "
+            "search policy of the offline model runs the search and the model only writes the "
+            "answer from the numbered evidence (the pipeline for small local models); on: "
+            "trust the model without the probe."
+        ),
+    )
+    model_context_window: int = Field(
+        default=0,
+        ge=0,
+        le=10_000_000,
+        description=(
+            "Tokens the context of the models at model_api_base holds. 0: ask the server "
+            "(llama.cpp, vLLM, LM Studio and Ollama say), else 4096. The answer's evidence is "
+            "trimmed by rank, at sentence ends, to fit."
+        ),
+    )
     # Post-turn adaptive compaction (docs/compaction.md).
     enable_adaptive_compaction: bool = Field(
         default=True, description="Compact long conversations after a turn when warranted."
@@ -184,6 +215,79 @@ def _describe(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
+# The specification's search_harness block: its keys (the flat names, and the increments by the
+# specification's own names) and where each goes.
+HARNESS_BLOCK = "search_harness"
+_HARNESS_KEYS = {
+    **{
+        key: key
+        for key in (
+            "hitl_enabled",
+            "max_retrieval_tools",
+            "hard_word_ceiling",
+            "max_rerank_chunks",
+            "extension_call_increment",
+            "extension_word_increment",
+            "extension_chunk_increment",
+            "max_extensions",
+        )
+    },
+    "budget_increment": "extension_call_increment",
+    "word_increment": "extension_word_increment",
+    "chunk_increment": "extension_chunk_increment",
+}
+
+
+def lift_harness_block(raw: dict[str, Any], where: str) -> tuple[dict[str, Any], list[str]]:
+    """``raw`` with its ``search_harness`` block's keys moved to the top level (the block's
+    value wins over a top-level one), and what moved; ``ConfigError`` for a block that is not
+    an object or holds a key no budget has. ``where`` names the file or request."""
+    if HARNESS_BLOCK not in raw:
+        return raw, []
+    block = raw[HARNESS_BLOCK]
+    if not isinstance(block, dict):
+        raise ConfigError(
+            f"{where}: {HARNESS_BLOCK} must be a JSON object of research budgets, such as "
+            f'{{"max_retrieval_tools": 10}}; got {json.dumps(block)[:80]}.',
+            code="invalid_config",
+        )
+    unknown = sorted(set(block) - set(_HARNESS_KEYS))
+    if unknown:
+        raise ConfigError(
+            f"{where}: {HARNESS_BLOCK} has unknown key(s) {', '.join(unknown)}. It takes "
+            f"{', '.join(_HARNESS_KEYS)}.",
+            code="unknown_setting",
+        )
+    lifted = {k: v for k, v in raw.items() if k != HARNESS_BLOCK}
+    moved = []
+    for key, value in block.items():
+        target = _HARNESS_KEYS[key]
+        if target in lifted and lifted[target] != value:
+            moved.append(f"{HARNESS_BLOCK}.{key}={value!r} (was {target}={lifted[target]!r})")
+        else:
+            moved.append(f"{HARNESS_BLOCK}.{key}={value!r} -> {target}")
+        lifted[target] = value
+    return lifted, moved
+
+
+def config_from_json(text: str) -> ZocratesConfig:
+    """The settings a request carries (``config_json``: the gateway's read of the file);
+    ``ConfigError`` naming the key when they do not validate."""
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"config_json is not valid JSON ({exc.msg}).") from None
+    if not isinstance(raw, dict):
+        raise ConfigError("config_json must be a JSON object of settings.")
+    raw, _ = lift_harness_block(raw, "config_json")
+    try:
+        return ZocratesConfig.model_validate(
+            {k: v for k, v in raw.items() if k in ZocratesConfig.model_fields}
+        )
+    except ValidationError as exc:
+        raise ConfigError(f"config_json: {_describe(exc)}") from None
+
+
 class ConfigStore:
     """Reads and writes one ``zocrates_config.json``. Blocking: call from a thread."""
 
@@ -229,8 +333,10 @@ class ConfigStore:
     def load(self) -> ZocratesConfig:
         """The validated config; missing keys are back-filled on disk."""
         with self._lock:
-            raw = self._read_raw()
+            raw, moved = lift_harness_block(self._read_raw(), str(self.path))
             config = self._validate(raw)
+            if moved:
+                logger.warning("%s: applied and moved to the top level: %s", self.path, moved)
             full = {
                 **config.model_dump(),
                 **{k: v for k, v in raw.items() if k not in ZocratesConfig.model_fields},
@@ -238,12 +344,14 @@ class ConfigStore:
             unknown = sorted(set(raw) - set(ZocratesConfig.model_fields))
             if unknown:
                 logger.warning("%s has unknown keys, kept as they are: %s", self.path, unknown)
-            if full != raw:
+            if full != raw or moved:
                 self._write(full)
             return config
 
     def update(self, changes: dict[str, Any]) -> ZocratesConfig:
-        """Apply ``changes`` (a subset of keys), validated as a whole before anything is written."""
+        """Apply ``changes`` (a subset of keys; a ``search_harness`` block is taken as its keys),
+        validated as a whole before anything is written."""
+        changes, _ = lift_harness_block(changes, "the change")
         unknown = sorted(set(changes) - set(ZocratesConfig.model_fields))
         if unknown:
             raise ConfigError(
@@ -252,7 +360,7 @@ class ConfigStore:
                 code="unknown_setting",
             )
         with self._lock:
-            raw = self._read_raw()
+            raw, _ = lift_harness_block(self._read_raw(), str(self.path))
             current = self._validate(raw)
             try:
                 updated = ZocratesConfig.model_validate({**current.model_dump(), **changes})

@@ -8,6 +8,7 @@ from typing import Any
 from zocrates.compactor.v1 import compactor_pb2 as pb
 from zocrates.compactor.v1 import compactor_pb2_grpc as pb_grpc
 
+from services.common.app_config import ZocratesConfig
 from services.common.grpc_client import ServiceClient
 
 
@@ -18,10 +19,24 @@ class CompactorClient(ServiceClient):
         super().__init__(address, timeout=timeout)
         self.stub = pb_grpc.CompactorServiceStub(self.channel)
 
-    async def evaluate(self, *, app_name: str, user_id: str, session_id: str) -> dict[str, Any]:
+    async def evaluate(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        config: ZocratesConfig | None = None,
+    ) -> dict[str, Any]:
+        """``config``: the user's settings (None: the compactor reads its own data
+        directory's zocrates_config.json)."""
         r = await self.call(
             self.stub.EvaluateAndCompact,
-            pb.EvaluateRequest(app_name=app_name, user_id=user_id, session_id=session_id),
+            pb.EvaluateRequest(
+                app_name=app_name,
+                user_id=user_id,
+                session_id=session_id,
+                config_json=config.model_dump_json() if config else "",
+            ),
         )
         return {
             "outcome": r.outcome,

@@ -57,6 +57,16 @@ class RerankerSettings(CommonSettings):
             "batched together for the next run, so batching costs a lone query no latency."
         ),
     )
+    rerank_cache_size: int = Field(
+        default=50_000,
+        ge=0,
+        le=10_000_000,
+        description=(
+            "Rerank scores kept by (query, text), the most recently used (about 100 bytes "
+            "each; no text is kept): a turn resumed after its checkpoint, or a follow-up on "
+            "the same passages, does not score them again. 0 turns the cache off."
+        ),
+    )
     inference_threads: int = Field(
         default=2,
         ge=1,

@@ -64,6 +64,7 @@ class RerankerServer:
             ),
             max_batch_size=settings.max_batch_size,
             batch_wait_ms=settings.batch_wait_ms,
+            score_cache_size=settings.rerank_cache_size,
         )
         assert settings.reranker_grpc_port is not None and settings.reranker_admin_port is not None
         self.runtime = GrpcServiceRuntime(

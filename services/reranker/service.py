@@ -3,13 +3,21 @@
 Models load once, in a thread, after the service is already reachable; until then calls fail
 with ``Unavailable`` (``models_loading``). Both models share one inference thread, so their
 calls never compete for the CPU cores that each call already uses in parallel.
+
+Rerank scores are kept by (query, text) in a bounded LRU (:class:`ScoreCache`): a turn resumed
+after its checkpoint, a follow-up on the same evidence, a second part of a question scoring
+the same sentence against the same words, all pay for a pair once. A pair's score does not
+depend on the other pairs of its call (``onnx_micro_batch`` 1, the default), so a cached score
+is the score the model would give again.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import concurrent.futures
 import contextlib
+import hashlib
 import logging
 import threading
 import time
@@ -17,8 +25,10 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from prometheus_client import Counter
 
 from services.common.errors import InvalidArgument, Unavailable
+from services.common.metrics import REGISTRY
 from services.reranker.batching import DynamicBatcher
 from services.reranker.models import CrossEncoder, Embedder
 
@@ -26,6 +36,43 @@ logger = logging.getLogger(__name__)
 
 MAX_CANDIDATES = 1024
 MAX_TEXTS = 512
+
+CACHE_LOOKUPS = Counter(
+    "zocrates_reranker_cache_lookups_total",
+    "Rerank pairs looked up in the score cache, by result (hit, miss).",
+    ["result"],
+    registry=REGISTRY,
+)
+
+
+class ScoreCache:
+    """Cross-encoder scores by (query, text), the ``capacity`` most recently used (0: none).
+    Keys are digests: the cache holds no text. Used from the event loop only."""
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self._scores: collections.OrderedDict[bytes, float] = collections.OrderedDict()
+
+    @staticmethod
+    def key(query: str, text: str) -> bytes:
+        return hashlib.blake2b(f"{query}\x00{text}".encode(), digest_size=16).digest()
+
+    def get(self, key: bytes) -> float | None:
+        score = self._scores.get(key)
+        if score is not None:
+            self._scores.move_to_end(key)
+        return score
+
+    def put(self, key: bytes, score: float) -> None:
+        if self.capacity <= 0:
+            return
+        self._scores[key] = score
+        self._scores.move_to_end(key)
+        while len(self._scores) > self.capacity:
+            self._scores.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._scores)
 
 
 @dataclass(frozen=True)
@@ -128,8 +175,10 @@ class RerankerService:
         load_embedder: Callable[[], Embedder],
         max_batch_size: int = 32,
         batch_wait_ms: float = 5.0,
+        score_cache_size: int = 0,
     ) -> None:
         self.reranker_model = reranker_model
+        self.scores = ScoreCache(score_cache_size)
         self.embedding_model = embedding_model
         self._load_reranker = load_reranker
         self._load_embedder = load_embedder
@@ -259,8 +308,7 @@ class RerankerService:
             return RerankResult([], self.reranker_model, (time.perf_counter() - started) * 1e3)
         self._require_ready()
         assert self._rerank_batcher is not None
-        with self._interactive.busy():
-            scores = await self._rerank_batcher.submit([(query, text) for _, text in candidates])
+        scores = await self._scores_of(query, [text for _, text in candidates])
         order = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))
         ranked = [
             ScoredCandidate(
@@ -273,6 +321,31 @@ class RerankerService:
             self.reranker_model,
             (time.perf_counter() - started) * 1e3,
         )
+
+    async def _scores_of(self, query: str, texts: list[str]) -> list[float]:
+        """The cross-encoder's score of each text: cached ones as kept, the rest (each distinct
+        text once) from the model."""
+        assert self._rerank_batcher is not None
+        keys = [self.scores.key(query, text) for text in texts]
+        found: dict[bytes, float] = {}
+        missing: dict[bytes, str] = {}
+        for key, text in zip(keys, texts, strict=True):
+            score = self.scores.get(key)
+            if score is not None:
+                found[key] = score
+            elif key not in missing:
+                missing[key] = text
+        CACHE_LOOKUPS.labels("hit").inc(len(texts) - len(missing))
+        CACHE_LOOKUPS.labels("miss").inc(len(missing))
+        if missing:
+            with self._interactive.busy():
+                computed = await self._rerank_batcher.submit(
+                    [(query, text) for text in missing.values()]
+                )
+            for key, score in zip(missing, computed, strict=True):
+                found[key] = score
+                self.scores.put(key, score)
+        return [found[key] for key in keys]
 
     async def embed(
         self, *, texts: Sequence[str], is_query: bool = False, background: bool = False

@@ -29,6 +29,7 @@ from tests.support.stack import (
     running_agent,
     running_compactor,
     running_gateway,
+    running_library,
     running_reranker,
     running_sessions,
 )
@@ -98,15 +99,19 @@ async def env(
         async with contextlib.AsyncExitStack() as stack:
             reranker = await stack.enter_async_context(running_reranker())
             sessions = await stack.enter_async_context(running_sessions(zotero))
+            library = await stack.enter_async_context(
+                running_library(zotero, reranker_addr=reranker.runtime.address)
+            )
             agent = await stack.enter_async_context(
                 running_agent(
                     zotero,
                     sessions_addr=sessions.runtime.address,
                     reranker_addr=reranker.runtime.address,
+                    library_addr=library.runtime.address,
                 )
             )
-            assert agent.library is not None
-            async for _ in agent.library.sync(follow_embedding=True):
+            assert library.library is not None
+            async for _ in library.library.sync(follow_embedding=True):
                 pass
             decisions = DecisionsServer()
             stack.callback(decisions.close)
@@ -123,6 +128,7 @@ async def env(
                     zotero,
                     sessions.runtime.address,
                     agent_addr=agent.runtime.address,
+                    library_addr=library.runtime.address,
                     compactor_addr=compactor.runtime.address,
                 )
             )

@@ -32,7 +32,7 @@ from services.agent.research.runtime import API_KEY_ENV
 from services.common.adk.names import SYNTHESIZER
 from services.sessions.remote_session_service import RemoteSessionService
 from tests.support import zotero_fixture as zf
-from tests.support.openai_server import OpenAIServer, message_text, serve_openai
+from tests.support.openai_server import CAPABLE_MODEL, OpenAIServer, message_text, serve_openai
 from tests.support.research_model import Model, role_of
 from tests.support.sse import post_stream
 from tests.support.stack import (
@@ -209,6 +209,7 @@ async def test_a_model_that_can_see_gets_the_image_in_the_users_message(stack: S
         "subagent_model": f"openai/{MODELS[SEARCH_SUBAGENT]}",
         "synthesizer_model": f"openai/{MODELS[SYNTHESIZER]}",
         "model_api_base": stack.server.api_base,
+        **CAPABLE_MODEL,
     }
     before = (await stack.http.get("/config")).json()["config"]
     assert (await stack.http.put("/config", json=changes)).status_code == 200

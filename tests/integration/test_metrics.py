@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import os
 import pathlib
+import threading
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any
@@ -25,14 +26,14 @@ import pytest_asyncio
 from google.adk.events.event import Event
 from prometheus_client.parser import text_string_to_metric_families
 
-from services.agent.client import AgentClient
 from services.agent.research.runtime import API_KEY_ENV
 from services.common.app_config import ConfigStore
 from services.compactor.client import CompactorClient
+from services.library.client import LibraryClient
 from services.reranker.client import RerankerClient
 from services.sessions.remote_session_service import RemoteSessionService
 from tests.support import zotero_fixture as zf
-from tests.support.openai_server import serve_openai
+from tests.support.openai_server import CAPABLE_MODEL, serve_openai
 from tests.support.research_model import Model, role_of
 from tests.support.sse import events, post_stream
 from tests.support.stack import (
@@ -40,6 +41,7 @@ from tests.support.stack import (
     running_compactor,
     running_gateway,
     running_indexed_stack,
+    running_library,
     running_reranker,
     running_sessions,
 )
@@ -99,6 +101,19 @@ class Stack:
         self.addresses: dict[str, str] = {}
         self.http: httpx.AsyncClient
         self.admin = httpx.AsyncClient(timeout=30)
+        self.reranker: Any = None
+
+    @contextlib.contextmanager
+    def turns_held(self) -> Any:
+        """Research turns held in flight: the reranker's one inference thread runs a job that
+        waits for the test, so a turn's scoring queues behind it (a fast turn, or one whose
+        scores the reranker kept, would otherwise end before the test's next step)."""
+        held = threading.Event()
+        self.reranker.service._executor.submit(held.wait, 60)
+        try:
+            yield
+        finally:
+            held.set()
 
     async def scrape(self, service: str) -> Scrape:
         response = await self.admin.get(f"http://127.0.0.1:{self.admin_ports[service]}/metrics")
@@ -178,12 +193,17 @@ async def _stack(root: pathlib.Path, redis_url: str) -> AsyncIterator[Stack]:
     s = Stack(root)
     async with contextlib.AsyncExitStack() as exit_stack:
         reranker = await exit_stack.enter_async_context(running_reranker())
+        s.reranker = reranker
         sessions = await exit_stack.enter_async_context(running_sessions(s.zotero))
+        library = await exit_stack.enter_async_context(
+            running_library(s.zotero, reranker_addr=reranker.runtime.address)
+        )
         agent = await exit_stack.enter_async_context(
             running_agent(
                 s.zotero,
                 sessions_addr=sessions.runtime.address,
                 reranker_addr=reranker.runtime.address,
+                library_addr=library.runtime.address,
             )
         )
         compactor = await exit_stack.enter_async_context(
@@ -198,6 +218,7 @@ async def _stack(root: pathlib.Path, redis_url: str) -> AsyncIterator[Stack]:
                 s.zotero,
                 sessions.runtime.address,
                 agent_addr=agent.runtime.address,
+                library_addr=library.runtime.address,
                 compactor_addr=compactor.runtime.address,
                 redis_url=redis_url,
                 redis_key_prefix=f"zocrates-metrics-{uuid.uuid4().hex}",
@@ -207,6 +228,7 @@ async def _stack(root: pathlib.Path, redis_url: str) -> AsyncIterator[Stack]:
         s.admin_ports = {
             "reranker": reranker.runtime.admin.port,
             "sessions": sessions.runtime.admin.port,
+            "library": library.runtime.admin.port,
             "agent": agent.runtime.admin.port,
             "compactor": compactor.runtime.admin.port,
             "gateway": gateway.admin.port,
@@ -214,6 +236,7 @@ async def _stack(root: pathlib.Path, redis_url: str) -> AsyncIterator[Stack]:
         s.addresses = {
             "reranker": reranker.runtime.address,
             "sessions": sessions.runtime.address,
+            "library": library.runtime.address,
             "agent": agent.runtime.address,
             "compactor": compactor.runtime.address,
         }
@@ -235,13 +258,13 @@ async def run(tmp_path_factory: pytest.TempPathFactory, redis_url: str) -> Async
         r.start = await s.scrape_all()
 
         # A library index of real PDFs, until every chunk has its vector.
-        agent = AgentClient(addresses["agent"])
+        library = LibraryClient(addresses["library"])
         try:
-            async for progress in agent.sync(follow_embedding=True):
+            async for progress in library.sync(follow_embedding=True):
                 r.sync = progress
         finally:
-            await agent.close()
-        r.after_sync = await s.scrape("agent")
+            await library.close()
+        r.after_sync = await s.scrape("library")
 
         # A research turn: a checkpoint granted, a second one answered "synthesize now".
         session_id = await s.new_session()
@@ -267,21 +290,24 @@ async def run(tmp_path_factory: pytest.TempPathFactory, redis_url: str) -> Async
         ) as response:
             assert response.status_code == 200
             stream = events(response)
-            await anext(stream)
-            r.during_turn = await s.scrape("gateway")
-            r.busy_status, _, _ = await s.chat(busy_id, "A second question at once?")
+            with s.turns_held():
+                await anext(stream)
+                r.during_turn = await s.scrape("gateway")
+                r.busy_status, _, _ = await s.chat(busy_id, "A second question at once?")
             rest = [kind async for kind, _ in stream]
             assert rest[-1] == "done", rest
         gone_id = await s.new_session()
-        async with s.http.stream(
-            "POST", "/chat", json={"session_id": gone_id, "prompt": FOCUSED}
-        ) as response:
-            assert response.status_code == 200
-            await anext(events(response))
-        r.after_busy = await s.until_idle()
+        with s.turns_held():
+            async with s.http.stream(
+                "POST", "/chat", json={"session_id": gone_id, "prompt": FOCUSED}
+            ) as response:
+                assert response.status_code == 200
+                await anext(events(response))
+            r.after_busy = await s.until_idle()  # the gateway let go of the turn, still held
+        cancelled = value(r.after_turn, "zocrates_agent_turns_total", outcome="cancelled")
         for _ in range(300):  # the agent unwinds the cancelled run on its own time
             agent_scrape = await s.scrape("agent")
-            if value(agent_scrape, "zocrates_agent_turns_total", outcome="cancelled"):
+            if value(agent_scrape, "zocrates_agent_turns_total", outcome="cancelled") > cancelled:
                 break
             await asyncio.sleep(0.1)
         r.after_busy.update(agent_scrape)
@@ -337,7 +363,8 @@ def delta(r: Run, after: Scrape, name: str, **labels: str) -> float:
 async def test_every_admin_port_serves_its_services_metrics(run: Run) -> None:
     own = {
         "gateway": "zocrates_gateway_turns_total",
-        "agent": "zocrates_library_indexed_chunks_total",
+        "library": "zocrates_library_indexed_chunks_total",
+        "agent": "zocrates_agent_turns_total",
         "compactor": "zocrates_compactor_evaluations_total",
         "reranker": "zocrates_reranker_request_items_count",
         "sessions": "zocrates_sessions_maintenance_runs_total",
@@ -366,7 +393,7 @@ async def test_indexing_counts_items_pages_chunks_and_the_gauges_follow(run: Run
     assert delta(run, after, "zocrates_library_embedded_chunks_total") == chunks
     assert value(after, "zocrates_library_items") == len(FILES)
     assert value(after, "zocrates_library_attachments") == len(FILES)
-    # The agent's embedding queue went through the reranker's background batcher.
+    # The library's embedding queue went through the reranker's background batcher.
     background = delta(run, after, "zocrates_reranker_batch_items_sum", batcher="embed_background")
     assert background >= chunks
 
@@ -494,7 +521,9 @@ async def remote_turn(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator
         )
         exit_stack.push_async_callback(s.admin.aclose)
         models = {f"{key}_model": MODELS[role] for key, role in ROLE_KEYS.items()}
-        response = await s.http.put("/config", json={**models, "model_api_base": server.api_base})
+        response = await s.http.put(
+            "/config", json={**models, "model_api_base": server.api_base, **CAPABLE_MODEL}
+        )
         assert response.status_code == 200, response.text
 
         model.extend = True  # the subagent asks for an extension: a checkpoint

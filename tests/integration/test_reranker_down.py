@@ -13,7 +13,13 @@ import pytest
 
 from tests.support import zotero_fixture as zf
 from tests.support.sse import post_stream
-from tests.support.stack import running_agent, running_gateway, running_reranker, running_sessions
+from tests.support.stack import (
+    running_agent,
+    running_gateway,
+    running_library,
+    running_reranker,
+    running_sessions,
+)
 
 pytestmark = [pytest.mark.timeout(600)]
 
@@ -26,14 +32,25 @@ async def test_a_research_turn_answers_with_the_reranker_down(tmp_path: pathlib.
         reranker = await stack.enter_async_context(running_reranker())
         address = reranker.runtime.address
         sessions = await stack.enter_async_context(running_sessions(zotero))
+        library = await stack.enter_async_context(running_library(zotero, reranker_addr=address))
         agent = await stack.enter_async_context(
-            running_agent(zotero, sessions_addr=sessions.runtime.address, reranker_addr=address)
+            running_agent(
+                zotero,
+                sessions_addr=sessions.runtime.address,
+                reranker_addr=address,
+                library_addr=library.runtime.address,
+            )
         )
-        assert agent.library is not None
-        async for _ in agent.library.sync(follow_embedding=True):
+        assert library.library is not None
+        async for _ in library.library.sync(follow_embedding=True):
             pass
         gateway = await stack.enter_async_context(
-            running_gateway(zotero, sessions.runtime.address, agent_addr=agent.runtime.address)
+            running_gateway(
+                zotero,
+                sessions.runtime.address,
+                agent_addr=agent.runtime.address,
+                library_addr=library.runtime.address,
+            )
         )
         await gateway.app.state.gateway.startup_done.wait()
         token = (zotero / "zocrates-data" / "gateway.token").read_text().strip()

@@ -223,3 +223,43 @@ async def test_background_embedding_steps_aside_for_a_query(client: RerankerClie
     ranked = await client.rerank(QUERY, CANDIDATES)
     assert ranked[0][0] == "brms" and not reranked.done()
     await reranked
+
+
+class _Counting(CrossEncoder):
+    """The real cross-encoder, counting the pairs it is given."""
+
+    def __init__(self, model: CrossEncoder) -> None:
+        self.model, self.name, self.pairs = model, model.name, 0
+
+    def score(self, pairs):  # type: ignore[no-untyped-def]
+        self.pairs += len(pairs)
+        return self.model.score(pairs)
+
+
+async def test_scores_are_cached_by_query_and_text(
+    cross_encoder: CrossEncoder, embedder: Embedder
+) -> None:
+    counting = _Counting(cross_encoder)
+    async with running_reranker(
+        load_reranker=lambda: counting, load_embedder=lambda: embedder, rerank_cache_size=6
+    ) as server:
+        client = RerankerClient(server.runtime.address)
+        try:
+            first = await client.rerank(QUERY, CANDIDATES)
+            assert counting.pairs == len(CANDIDATES)
+            # Again (a resumed turn): the same order and scores, no pair scored twice; new ids
+            # for the same texts hit too, and a text twice in one call is scored once.
+            again = await client.rerank(QUERY, [(f"x{cid}", text) for cid, text in CANDIDATES])
+            assert [(r[0][1:], r[1]) for r in again] == [(r[0], r[1]) for r in first]
+            assert counting.pairs == len(CANDIDATES)
+            twice = [("a", "Stan samples the posterior."), ("b", "Stan samples the posterior.")]
+            await client.rerank(QUERY, twice)
+            assert counting.pairs == len(CANDIDATES) + 1
+            # Another query is another pair; the least recently used fall out past 6.
+            await client.rerank("Which clustering finds dense regions?", CANDIDATES[:1])
+            assert counting.pairs == len(CANDIDATES) + 2
+            assert len(server.service.scores) == 6
+            await client.rerank(QUERY, CANDIDATES[:1])  # the oldest: scored again
+            assert counting.pairs == len(CANDIDATES) + 3
+        finally:
+            await client.close()

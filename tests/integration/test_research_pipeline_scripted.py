@@ -23,13 +23,19 @@ from services.agent.research import state_keys as sk
 from services.agent.research.agents import build_coordinator
 from services.agent.research.chat import ChatService
 from services.agent.research.harness import Harness
+from services.agent.research.library_tools import make_library_tools
 from services.agent.research.pipeline_nodes import CHECKPOINT_MESSAGE
 from services.common.turn_scope import TurnScope
+from services.library.client import LibraryClient
 from services.reranker.client import RerankerClient
 from services.sessions.remote_session_service import RemoteSessionService
 from tests.support import zotero_fixture as zf
 from tests.support.scripted_llm import ScriptedToolLlm, call, text
-from tests.support.stack import running_agent, running_reranker, running_sessions
+from tests.support.stack import (
+    running_library,
+    running_reranker,
+    running_sessions,
+)
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.timeout(600)]
 
@@ -123,21 +129,19 @@ async def env(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Env]:
     async with contextlib.AsyncExitStack() as stack:
         reranker = await stack.enter_async_context(running_reranker())
         sessions = await stack.enter_async_context(running_sessions(zotero))
-        agent = await stack.enter_async_context(
-            running_agent(
-                zotero,
-                sessions_addr=sessions.runtime.address,
-                reranker_addr=reranker.runtime.address,
-            )
+        library = await stack.enter_async_context(
+            running_library(zotero, reranker_addr=reranker.runtime.address)
         )
-        assert agent.library is not None
-        async for _ in agent.library.sync(follow_embedding=True):
+        assert library.library is not None
+        async for _ in library.library.sync(follow_embedding=True):
             pass
         remote = RemoteSessionService(sessions.runtime.address)
         client = RerankerClient(reranker.runtime.address, timeout=120)
-        yield Env(remote, agent.library.research_tools(), client)
+        library_client = LibraryClient(library.runtime.address)
+        yield Env(remote, make_library_tools(library_client), client)
         await remote.close()
         await client.close()
+        await library_client.close()
 
 
 async def test_budget_exhaustion_warns_blocks_and_pauses_then_extension_and_teardown(

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import pathlib
+import threading
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -20,13 +21,14 @@ import httpx
 import pytest
 import pytest_asyncio
 
-from services.agent.client import AgentClient
+from services.library.client import LibraryClient
 from tests.support import zotero_fixture as zf
 from tests.support.sse import events, post_stream
 from tests.support.stack import (
     running_agent,
     running_compactor,
     running_gateway,
+    running_library,
     running_reranker,
     running_sessions,
 )
@@ -57,20 +59,26 @@ class Stack:
         self.root = root
         self.zotero = root / "zotero"
         self.reranker_addr = reranker_addr
+        self.reranker: Any = None  # the reranker server (in-process)
         self._exit: contextlib.AsyncExitStack | None = None
         self.http: httpx.AsyncClient
 
     async def start(self) -> None:
         stack = contextlib.AsyncExitStack()
         sessions = await stack.enter_async_context(running_sessions(self.zotero))
+        library = await stack.enter_async_context(
+            running_library(self.zotero, reranker_addr=self.reranker_addr)
+        )
         agent = await stack.enter_async_context(
             running_agent(
                 self.zotero,
                 sessions_addr=sessions.runtime.address,
                 reranker_addr=self.reranker_addr,
+                library_addr=library.runtime.address,
             )
         )
         self.agent_addr = agent.runtime.address
+        self.library_addr = library.runtime.address
         self.agent_server = agent
         self.sessions_addr = sessions.runtime.address
         compactor = await stack.enter_async_context(
@@ -85,6 +93,7 @@ class Stack:
                 self.zotero,
                 sessions.runtime.address,
                 agent_addr=agent.runtime.address,
+                library_addr=library.runtime.address,
                 compactor_addr=compactor.runtime.address,
             )
         )
@@ -136,11 +145,12 @@ async def stack(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Stack
     zf.build_zotero_library(root / "zotero", files=FILES)
     async with running_reranker() as reranker:
         s = Stack(root, reranker.runtime.address)
+        s.reranker = reranker
         await s.start()
-        agent = AgentClient(s.agent_addr)
-        async for progress in agent.sync(follow_embedding=True):
+        library = LibraryClient(s.library_addr)
+        async for progress in library.sync(follow_embedding=True):
             last = progress
-        await agent.close()
+        await library.close()
         assert last["phase"] == "done" and last["failed"] == 0, last
         yield s
         await s.stop()
@@ -345,15 +355,23 @@ async def test_a_restart_of_every_service_while_paused_loses_nothing(stack: Stac
 
 async def test_busy_session_and_disconnect(stack: Stack) -> None:
     session_id = await stack.new_session()
-    async with stack.http.stream(
-        "POST", "/chat", json={"session_id": session_id, "prompt": FOCUSED}
-    ) as response:
-        assert response.status_code == 200
-        stream = events(response)
-        first = await anext(stream)
-        assert first[0] == "message"
-        status, _, error = await stack.chat(session_id, "A second question at once?")
-        assert status == 409 and error["code"] == "session_busy", error
+    # The turn is held in flight: the reranker's one inference thread runs a job that waits
+    # for the test, so the turn's scoring queues behind it (a fast turn, or one whose scores
+    # the reranker kept, would otherwise end before the second request arrives).
+    held = threading.Event()
+    stack.reranker.service._executor.submit(held.wait, 60)
+    try:
+        async with stack.http.stream(
+            "POST", "/chat", json={"session_id": session_id, "prompt": FOCUSED}
+        ) as response:
+            assert response.status_code == 200
+            stream = events(response)
+            first = await anext(stream)
+            assert first[0] == "message"
+            status, _, error = await stack.chat(session_id, "A second question at once?")
+            assert status == 409 and error["code"] == "session_busy", error
+    finally:
+        held.set()
     # The client went away mid-turn: the lock is released and the session stays usable.
     for _ in range(100):
         if not await stack.gateway.app.state.gateway.chat_lock.is_locked(session_id):

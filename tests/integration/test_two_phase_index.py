@@ -25,12 +25,12 @@ import pypdf
 import pytest
 import pytest_asyncio
 
-from services.agent.library import extraction
-from services.agent.library.dense import DenseIndex
-from services.agent.library.index_store import STATE_FAILED, STATE_INDEXED, STATE_NO_TEXT
-from services.agent.library.indexer import SyncProgress
-from services.agent.library.library import INDEX_FILE, Library
-from services.agent.library.search import _fuse_with_stand_in, reciprocal_rank_fusion
+from services.library import extraction
+from services.library.dense import DenseIndex
+from services.library.index_store import STATE_FAILED, STATE_INDEXED, STATE_NO_TEXT
+from services.library.indexer import SyncProgress
+from services.library.library import INDEX_FILE, Library
+from services.library.search import _fuse_with_stand_in, reciprocal_rank_fusion
 from tests.support import zotero_fixture as zf
 
 pytestmark = [pytest.mark.timeout(300)]
@@ -521,3 +521,20 @@ def test_a_pdf_without_a_text_layer_is_reported_for_ocr(tmp_path: pathlib.Path) 
     scanned.write_bytes(_blank_pdf(2))
     result = extraction.extract(extraction.Job("pdf", str(scanned)))
     assert result.state == STATE_NO_TEXT and result.empty_pages == 2 and not result.chunks
+
+
+async def test_extraction_workers_yield_the_cpu_to_research_turns() -> None:
+    """The keyword phase's workers run niced: on a busy machine a turn's cross-encoder and the
+    agent go first, while an idle core is still theirs."""
+    good = zf.default_papers_dir() / "sandwich__sandwich-CL.pdf"
+    pool = extraction.ExtractorPool(1)
+    try:
+        done = dict([r async for r in pool.map([extraction.Job("pdf", str(good))])])
+        assert done[0].state == STATE_INDEXED
+        (worker,) = pool._idle  # kept for the next file
+        mine = os.getpriority(os.PRIO_PROCESS, 0)
+        assert os.getpriority(os.PRIO_PROCESS, worker.process.pid) == min(
+            19, mine + extraction.WORKER_NICENESS
+        )
+    finally:
+        pool.close()

@@ -88,13 +88,37 @@ def test_answer_goals_read_the_scores(bench: None) -> None:
         "abstain": [{"abstained": True}],
         "follow": [],
     }
-    verdicts = _verdicts(answers.goals({"results": rows}))
+    verdicts = _verdicts(answers.goals({"pipelines": {"offline": {"results": rows}}}))
     assert verdicts == [
         "met: cites the gold page (+-1), single-paper: 1 (goal: at least 0.9)",
         "MISSED: contains the gold sentence, single-paper: 0.5 (goal: at least 0.8)",
         "met: needed papers cited, multi-paper: 1 (goal: at least 0.8)",
         "met: abstains, out-of-library: 1 (goal: at least 0.95)",
         "MISSED: follow-up cites the right paper: not measured (goal: at least 0.8)",
+    ]
+
+
+def test_local_model_goals_compare_the_small_pipeline_with_the_offline_model(bench: None) -> None:
+    answers = _module("bench_answers")
+    measures = {"seconds": 12.0, "false_verified": 0, "errored": "", "sentence": True}
+    offline = {
+        "single": [{"page": True, **measures}, {"page": True, **measures}],
+        "multi": [],
+        "abstain": [],
+        "follow": [],
+    }
+    small = {
+        **offline,
+        "single": [{"page": True, **measures}, {"page": False, **measures, "seconds": 75.0}],
+        "abstain": [{**measures, "abstained": True, "false_verified": 1, "errored": "hung"}],
+    }
+    runs = {"offline": {"results": offline}, "small": {"results": small}}
+    verdicts = _verdicts(answers.goals({"pipelines": runs}))[5:]
+    assert verdicts == [
+        "MISSED: small pipeline: gold page (+-1) as often as offline: 0.5 (goal: at least 1)",
+        "MISSED: small pipeline: verified citations off their page: 1 (goal: at most 0)",
+        "MISSED: small pipeline: turns errored or hung: 1 (goal: at most 0)",
+        "MISSED: small pipeline: slowest turn, s: 75 (goal: at most 60)",
     ]
 
 

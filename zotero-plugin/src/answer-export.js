@@ -86,14 +86,20 @@ export function readAnswer(answer, citations) {
   // The answer's own source lines ("Bates et al. (2015). Title. Item KEY, p. 3.") name authors
   // and year, which the done event's titles lack.
   const lines = new Map();
-  for (const c of citedSourcesFromText(text)) if (!lines.has(c.n)) lines.set(c.n, c.title);
+  const parsed = citedSourcesFromText(text);
+  const sharing = new Map(); // a line for several passages of one paper: how many share it
+  for (const c of parsed) sharing.set(c.title, (sharing.get(c.title) || 0) + 1);
+  for (const c of parsed) if (!lines.has(c.n)) lines.set(c.n, c.title);
   const body = withoutCitedSources(text);
   const wire = [...index.values()].map((c) => ({ ...c, found_on_page: c.foundOnPage }));
   const nodes = parseMarkdown(body, { citations: wire });
   const sources = [...index.values()]
     .sort((a, b) => a.n - b.n)
     .map((c) => {
-      const line = lines.get(c.n) || "";
+      let line = lines.get(c.n) || "";
+      // Listed one by one, a passage of a paper's shared line names its own page only.
+      if (sharing.get(line) > 1 && c.page != null)
+        line = line.replace(/\b(?:pp?\.)\s*\d{1,5}(?:\s*[,\u2013-]\s*\d{1,5})*/i, `p. ${c.page}`);
       return { ...c, line: line.toUpperCase().includes(c.item_key) ? line : "" };
     });
   return { body, index, nodes, sources };

@@ -39,7 +39,10 @@ export function parseMarker(inner) {
 const EXPLICIT_KEY = /\bitem(?:\s+key)?\s*[:#]?\s*[`*_]*([A-Z0-9]{8})\b/i;
 const LOOSE_KEY = /(?<![A-Za-z0-9])([2-9A-NP-Z]{8})(?![A-Za-z0-9])/;
 const PAGE = /\b(?:pp?\.|pages?)\s*(\d{1,5})/i;
-const SOURCE_LINE = /^\s*(?:[-*+]\s+|\d+[.)]\s+)?\[(\d{1,3})\]\s*[:.\-\u2013]?\s*(.*)$/;
+// "[1] Title ..." or, for a paper cited as several passages, "[1], [2], [3] Title ...".
+const SOURCE_LINE =
+  /^\s*(?:[-*+]\s+|\d+[.)]\s+)?((?:\[\d{1,3}\]\s*[,;]?\s*)+?)[:.\-\u2013]?\s*(?!\[\d)(.*)$/;
+const PAGES = /\b(?:pp?\.|pages?)\s*(\d{1,5}(?:\s*[,\u2013-]\s*\d{1,5})*)/i;
 const CITED_HEADING =
   /^\s{0,3}#{1,6}\s*(?:\*\*)?\s*(?:cited\s+sources|sources\s+cited|references|sources)\b/i;
 const ANY_HEADING = /^\s{0,3}#{1,6}\s/;
@@ -68,13 +71,19 @@ export function citedSourcesFromText(text) {
     const rest = m[2];
     const key = (EXPLICIT_KEY.exec(rest) || LOOSE_KEY.exec(rest) || [])[1];
     if (!key) continue;
+    const numbers = [...m[1].matchAll(/\d{1,3}/g)].map((d) => Number(d[0]));
     const page = PAGE.exec(rest);
-    out.push({
-      n: Number(m[1]),
-      item_key: key.toUpperCase(),
-      title: rest.replace(/[*_`]/g, "").trim(),
-      page: page ? Number(page[1]) : null,
-    });
+    // A line for several passages lists their pages together ("pp. 9, 10"): which passage is
+    // on which page is in the answer's own markers, so a page is kept only when it is one.
+    const pages = PAGES.exec(rest);
+    const several = pages && /,/.test(pages[1]);
+    for (const n of numbers)
+      out.push({
+        n,
+        item_key: key.toUpperCase(),
+        title: rest.replace(/[*_`]/g, "").trim(),
+        page: page && !(numbers.length > 1 && several) ? Number(page[1]) : null,
+      });
   }
   return out;
 }

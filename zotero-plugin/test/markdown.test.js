@@ -365,6 +365,36 @@ describe("citations", () => {
     assert.equal(index.get(2).item_key, "DONE2222", "done.citations win over the parsed section");
     assert.equal(index.has(4), false);
   });
+
+  test("a paper cited as several passages is one source line, and each number resolves", () => {
+    const text =
+      'Body "a" [1, p. 10] "b" [2, p. 9] "c" [3, p. 4].\n\n# Cited Sources\n' +
+      "[1], [2] Hyndman (2008). Automatic forecasting. Item FCST2345, pp. 9, 10.\n" +
+      "[3] Doe (2020). Other. Item OTHR2345, p. 4.";
+    assert.deepEqual(
+      citedSourcesFromText(text).map((c) => [c.n, c.item_key, c.page]),
+      [
+        [1, "FCST2345", null],
+        [2, "FCST2345", null],
+        [3, "OTHR2345", 4],
+      ],
+    );
+    // Reloaded without the done event, the body's markers keep their own pages.
+    const cites = [...walkCitations(parseMarkdown(text))].map((c) => [c.n, c.itemKey, c.page]);
+    assert.deepEqual(cites.slice(0, 3), [
+      [1, "FCST2345", 10],
+      [2, "FCST2345", 9],
+      [3, "OTHR2345", 4],
+    ]);
+    const oneNumber = "# Cited Sources\n[4], [5] Doe (2020). Same page. Item SAME2345, p. 7.";
+    assert.deepEqual(
+      citedSourcesFromText(oneNumber).map((c) => [c.n, c.page]),
+      [
+        [4, 7],
+        [5, 7],
+      ],
+    );
+  });
 });
 
 function* walkCitations(nodes) {

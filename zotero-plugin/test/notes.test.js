@@ -434,6 +434,23 @@ describe("answerToMarkdown", () => {
       "A [1].\n\n# Sources\n\n- [1] p\\_value \\[sic\\] \\*and\\* more. Item ABCD2345, p. 2.",
     );
   });
+  test("a paper's shared source line names each passage's own page when listed one by one", () => {
+    const out = answerToMarkdown({
+      answer:
+        '"a" [1, p. 10] "b" [2, p. 9].\n\n# Cited Sources\n' +
+        "[1], [2] Hyndman (2008). Forecasting. Item FCST2345, pp. 9, 10.",
+      citations: [
+        { n: 1, item_key: "FCST2345", title: "Forecasting", page: 10 },
+        { n: 2, item_key: "FCST2345", title: "Forecasting", page: 9 },
+      ],
+    });
+    const tail = out.slice(out.indexOf("# Sources"));
+    assert.equal(
+      tail,
+      "# Sources\n\n- [1] Hyndman (2008). Forecasting. Item FCST2345, p. 10.\n" +
+        "- [2] Hyndman (2008). Forecasting. Item FCST2345, p. 9.",
+    );
+  });
 });
 
 describe("answerToPlainText", () => {

@@ -189,6 +189,27 @@ def number_evidence(selected: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{**p, "n": i + 1, "label": _cite_label(p)} for i, p in enumerate(selected)]
 
 
+def evidence_block(p: dict[str, Any]) -> str:
+    """One numbered piece as the synthesizer reads it: ``### [n] label "title" item KEY, p. X``
+    and the passage (``offline_sentences.EVIDENCE_BLOCK`` parses it back)."""
+    pages = f"p. {p['page']}" + (
+        f"-{p['page_end']}" if p.get("page_end") and p["page_end"] != p["page"] else ""
+    )
+    # Which of the item's PDFs the passage is from (an item may have several).
+    pdf = f", PDF {p['attachment_key']}" if p.get("attachment_key") else ""
+    section = f", section {p['section']!r}" if p.get("section") else ""
+    found_by = f"\n(found by: {p['query']})" if p.get("kind") == "chunk" and p.get("query") else ""
+    # "### [n]" opens a block: passages may themselves hold lines like "[1] ..." (R output).
+    return (
+        f'### [{p["n"]}] {p.get("label", "")} "{p.get("title", "")}" item {p["item_key"]}, '
+        f"{pages}{pdf}{section}{found_by}\n{str(p.get('text') or '').strip()}"
+    )
+
+
+def evidence_blocks(numbered: list[dict[str, Any]]) -> str:
+    return "\n\n".join(evidence_block(p) for p in numbered)
+
+
 def synthesis_prompt(
     request: str,
     numbered: list[dict[str, Any]],
@@ -196,29 +217,13 @@ def synthesis_prompt(
     snippets: str,
     guidance: str,
 ) -> str:
-    blocks = []
-    for p in numbered:
-        pages = f"p. {p['page']}" + (
-            f"-{p['page_end']}" if p.get("page_end") and p["page_end"] != p["page"] else ""
-        )
-        # Which of the item's PDFs the passage is from (an item may have several).
-        pdf = f", PDF {p['attachment_key']}" if p.get("attachment_key") else ""
-        section = f", section {p['section']!r}" if p.get("section") else ""
-        found_by = (
-            f"\n(found by: {p['query']})" if p.get("kind") == "chunk" and p.get("query") else ""
-        )
-        # "### [n]" opens a block: passages may themselves hold lines like "[1] ..." (R output).
-        blocks.append(
-            f'### [{p["n"]}] {p["label"]} "{p.get("title", "")}" item {p["item_key"]}, '
-            f"{pages}{pdf}{section}{found_by}\n{p['text'].strip()}"
-        )
     gaps = "\n".join(f"- {g}" for g in report.get("gaps") or [])
     parts = [f"Question: {request.strip()}"]
     if snippets:
         parts.append(f"Passages the user pointed at:\n{snippets}")
     if guidance.strip():
         parts.append(f"User guidance: {guidance.strip()}")
-    parts.append("Evidence from the user's library:\n\n" + ("\n\n".join(blocks) or "(none)"))
+    parts.append("Evidence from the user's library:\n\n" + (evidence_blocks(numbered) or "(none)"))
     if gaps:
         parts.append(f"Aspects the search found no evidence for:\n{gaps}")
     parts.append(

@@ -23,7 +23,10 @@ from services.common.stopwords import stopwords
 _POINTS_BACK = re.compile(
     r"\b(?:the\s+(?:package|paper|method|model|function|approach|estimator|test|library|same"
     r"|former|latter|default|result|authors?)|which\s+of\s+them|either\s+of\s+them"
-    r"|both\s+of\s+them|that\s+(?:package|paper|method|model|function|one))\b",
+    r"|both\s+of\s+them|that\s+(?:package|paper|method|model|function|one)"
+    # "the two" things the last answer compared, "these methods", "both approaches"
+    r"|the\s+(?:two|three|four)|these\s+(?:two|three|packages|papers|methods|models|approaches"
+    r"|estimators|tests)|both\s+(?:packages|papers|methods|models|approaches|estimators|tests))\b",
     re.I,
 )
 # ... and pronouns, which point back only in a message that names nothing of its own.

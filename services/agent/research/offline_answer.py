@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from services.agent.research.citations import PageReader, on_page
@@ -47,6 +47,8 @@ logger = logging.getLogger(__name__)
 # about Stan and trends at 2.1: :data:`UNNAMED_SCORE` refuses those); -2.5 sits in that gap.
 # See docs/benchmarks.md.
 ABSTAIN_SCORE = -2.5
+# How an answer that abstains begins its first line after the notice.
+NO_EVIDENCE = "Your library has no evidence on this"
 # A question that names something no passage of the evidence mentions ("ADVI", "Mann-Kendall",
 # "Cas9") is about something else than the library: only a sentence that clearly answers it
 # anyway (a synonym the paper uses) keeps it from abstaining. On the benchmark, the passages
@@ -66,6 +68,8 @@ LONG_PENALTY = 1.0
 # (query, [(id, text)]) -> [(id, score)], best first.
 Scorer = Callable[[str, list[tuple[str, str]]], Awaitable[list[tuple[str, float]]]]
 
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*[A-Za-z0-9+]|[A-Za-z]")
+
 _ANAPHOR = re.compile(
     r"^(?:It|Its|This|These|That|Those|They|Their|Such|Here|Then|Thus|Hence|Both|The latter"
     r"|The former|In this|In that|In these|As a result|Consequently)\b"
@@ -78,12 +82,12 @@ class _Quote:
     score: float
 
 
-def _penalty(sentence: Sentence) -> float:
+def penalty(sentence: Sentence) -> float:
     penalty = ANAPHOR_PENALTY if _ANAPHOR.match(sentence.text) else 0.0
     return penalty + (LONG_PENALTY if len(sentence.text.split()) > 60 else 0.0)
 
 
-def _cross_encoder_text(sentence: Sentence) -> str:
+def cross_encoder_text(sentence: Sentence) -> str:
     body = sentence.text
     if sentence.context and _ANAPHOR.match(body):
         body = f"{sentence.context} {body}"
@@ -99,8 +103,8 @@ async def _score(
     by_id = {s.id: s for s in pool}
     if scorer is not None:
         try:
-            ranked = await scorer(part.query, [(s.id, _cross_encoder_text(s)) for s in pool])
-            scored = [(by_id[i], score - _penalty(by_id[i])) for i, score in ranked if i in by_id]
+            ranked = await scorer(part.query, [(s.id, cross_encoder_text(s)) for s in pool])
+            scored = [(by_id[i], score - penalty(by_id[i])) for i, score in ranked if i in by_id]
             scored.sort(key=lambda x: -x[1])
             logger.debug(
                 "offline answer %r: %s",
@@ -188,7 +192,7 @@ async def compose_answer(
     )
     if not direct:
         subject = question.strip() or "this question"
-        lines.append(f"Your library has no evidence on this: {subject}")
+        lines.append(f"{NO_EVIDENCE}: {subject}")
         if unmentioned:
             lines.append("")
             names = ", ".join(f"“{n}”" for n in unmentioned)
@@ -202,12 +206,11 @@ async def compose_answer(
     pages = await _pages_of(
         [q.sentence for _, p in direct for q in p] + [q.sentence for q in rest], read_pages
     )
-    cited: dict[int, Block] = {}
+    cited: dict[int, tuple[Block, set[int]]] = {}
     multi = len(direct) > 1
     for part, picked in direct:
         if multi:
-            heading = part.label if part.papers is None else f"{part.label}"
-            lines.append(f"**{heading.rstrip('?')}**")
+            lines.append(f"**{part_heading(part, blocks)}**")
         lines.append(" ".join(_cite(q.sentence, cited, pages) for q in picked))
         lines.append("")
     supporting = _supporting(rest, quoted, {q.sentence.block.key for _, p in direct for q in p})
@@ -221,17 +224,61 @@ async def compose_answer(
         lines.append("**Not found in your library:** " + "; ".join(open_gaps) + ".")
         lines.append("")
     lines.append("# Cited Sources")
-    for n in sorted(cited):
-        b = cited[n]
-        span = f"p. {b.page}" + (f"-{b.page_end}" if b.page_end != b.page else "")
-        lines.append(f"[{n}] {b.label}. {b.title}. Item {b.key}, {span}.")
+    lines.extend(cited_sources(cited))
     return "\n".join(lines)
 
 
-def _cite(sentence: Sentence, cited: dict[int, Block], pages: dict[str, int]) -> str:
-    cited[sentence.block.n] = sentence.block
+def _cite(
+    sentence: Sentence, cited: dict[int, tuple[Block, set[int]]], pages: dict[str, int]
+) -> str:
     page = pages.get(sentence.id, sentence.page)
+    cited.setdefault(sentence.block.n, (sentence.block, set()))[1].add(page)
     return f'"{sentence.text}" [{sentence.block.n}, p. {page}]'
+
+
+def cited_sources(cited: dict[int, tuple[Block, set[int]]]) -> list[str]:
+    """One line per paper (per PDF, when an item has two), in order of its first number:
+    every evidence number cited from it, then the pages its quotes are on:
+    ``[1], [3] Doe (2020). A Paper. Item KEY, pp. 9, 10.``"""
+    papers: dict[tuple[str, str], list[int]] = {}
+    for n in sorted(cited):
+        block = cited[n][0]
+        papers.setdefault((block.key, block.attachment_key), []).append(n)
+    out: list[str] = []
+    for numbers in papers.values():
+        block = cited[numbers[0]][0]
+        pages = sorted(set().union(*(cited[n][1] for n in numbers)))
+        where = ("p. " if len(pages) == 1 else "pp. ") + ", ".join(map(str, pages))
+        marks = ", ".join(f"[{n}]" for n in numbers)
+        out.append(f"{marks} {block.label}. {block.title}. Item {block.key}, {where}.")
+    return out
+
+
+def part_heading(part: Part, blocks: Sequence[Block]) -> str:
+    """A part's heading. A part about one named subject is labelled by the word the question
+    matched, lowercase ("rcpparmadillo"): it takes the spelling of the part's papers, their
+    titles first, then their text (not at a sentence's start), then the question's. A clause
+    of the question keeps the question's own spelling, with a capital first."""
+    label = part.label.rstrip("?").strip()
+    if part.papers is None:
+        return label[:1].upper() + label[1:]
+    own = [b for b in blocks if b.key in part.papers]
+    wanted = label.lower()
+    for title in (b.title for b in own):
+        for token in _TOKEN.findall(title):
+            if token.lower() == wanted:
+                return token
+    for body in (b.body for b in own):
+        for m in _TOKEN.finditer(body):
+            sentence_start = (
+                not body[: m.start()].rstrip() or body[: m.start()].rstrip()[-1] in ".!?"
+            )
+            if m.group(0).lower() == wanted and not sentence_start:
+                return m.group(0)
+    for token in _TOKEN.findall(part.query):
+        if token.lower() == wanted:
+            return token
+    return label
 
 
 async def _pages_of(sentences: list[Sentence], read_pages: PageReader | None) -> dict[str, int]:

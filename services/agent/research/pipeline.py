@@ -36,12 +36,15 @@ from google.adk.agents.llm_agent import LlmAgent
 from google.adk.workflow import node
 from google.genai import types
 
-from services.agent.library.search import Reranker
 from services.agent.research import evidence as ev
+from services.agent.research import grounding
 from services.agent.research import state_keys as sk
 from services.agent.research.citations import PageReader, with_quotes
 from services.agent.research.citations import verify as verify_citations
 from services.agent.research.harness import Ceilings, Harness, should_checkpoint
+from services.agent.research.markers import keep_markers
+from services.agent.research.offline_answer import Scorer
+from services.agent.research.offline_rank import rank_by_sentences
 from services.agent.research.pipeline_nodes import (
     TEARDOWN,
     StateWriter,
@@ -64,6 +67,7 @@ from services.common.adk.internals import (
 )
 from services.common.adk.telemetry import child_node_span
 from services.common.errors import ZocratesError
+from services.common.reranking import Reranker
 from services.common.tracing_enrich import CHAIN, OI_KIND, WORKFLOW, ZOCRATES_KIND, task_span
 
 logger = logging.getLogger(__name__)
@@ -82,6 +86,11 @@ class PipelineDeps:
     harness: Callable[[], Harness]
     # Reads pages of the library: each citation is checked against the page it cites.
     read_pages: PageReader | None = None
+    # A generative writer's window (the evidence is fitted to it) and the sentence scorer of
+    # the extractive backing its answer gets when no citation is on its page
+    # (services/agent/research/grounding.py). None: the offline writer, which only quotes.
+    writer: grounding.WriterLimits | None = None
+    scorer: Scorer | None = None
 
 
 def build_search_pipeline(deps: PipelineDeps) -> Any:
@@ -117,7 +126,16 @@ def build_search_pipeline(deps: PipelineDeps) -> Any:
         with task_span(RERANK_SPAN, {"zocrates.rerank.passages": len(evidence)}) as span:
             ranked = None
             fallback = "no_reranker" if deps.reranker is None else "no_evidence"
-            if deps.reranker is not None and evidence:
+            if deps.writer is None and deps.scorer is not None and evidence:
+                # The offline synthesizer scores every sentence anyway: its passages are
+                # ranked by their best one, in the same pass (offline_rank).
+                span.set_attribute("zocrates.rerank.by", "sentences")
+                try:
+                    ranked = await rank_by_sentences(request, evidence, deps.scorer)
+                except ZocratesError as exc:
+                    logger.warning("sentence ranking failed (%s); using retrieval order", exc.code)
+                    fallback = exc.code
+            elif deps.reranker is not None and evidence:
                 groups: dict[str, list[dict[str, Any]]] = {}
                 for piece in evidence:
                     query = str(piece.get("query") or "") if piece.get("kind") == "chunk" else ""
@@ -296,6 +314,13 @@ def build_search_pipeline(deps: PipelineDeps) -> Any:
 
             evidence = list(ctx.state.get(sk.TEMP_RETRIEVED_EVIDENCE) or [])
             selected = ev.number_evidence(await rerank(request, evidence, ceilings))
+            ranked = selected  # all of it, numbered: the backing quotes from it
+            if deps.writer is not None:
+                frame = ev.synthesis_prompt(request, [], report, snippets, guidance)
+                instruction = deps.synthesizer.instruction
+                if isinstance(instruction, str):
+                    frame += instruction
+                selected = grounding.fit_evidence(selected, deps.writer.evidence_budget(frame))
             prompt = ev.synthesis_prompt(request, selected, report, snippets, guidance)
             # The images the user pinned go to the writer too (the prompt's <image_snippet>
             # elements name them by ordinal); ADK keeps this input out of the session.
@@ -310,11 +335,40 @@ def build_search_pipeline(deps: PipelineDeps) -> Any:
                 run_id="synthesize",
             )
             answer_text = _text_of(answer)
+            invented = 0
+            if deps.writer is not None:
+                answer_text, invented = keep_markers(answer_text, {p["n"] for p in selected})
             citations = await verify_citations(
                 with_quotes(answer_text, ev.extract_citations(answer_text, selected)),
                 selected,
                 deps.read_pages,
             )
+            backed = (
+                deps.writer is not None
+                and deps.read_pages is not None
+                and grounding.needs_backing(answer_text, citations, selected)
+            )
+            if backed:
+                answer_text = await grounding.backed_answer(
+                    answer_text,
+                    citations=citations,
+                    question=request,
+                    numbered=ranked,
+                    gaps=list(report.get("gaps") or []),
+                    scorer=deps.scorer,
+                    read_pages=deps.read_pages,
+                )
+                citations = await verify_citations(
+                    with_quotes(answer_text, ev.extract_citations(answer_text, ranked)),
+                    ranked,
+                    deps.read_pages,
+                )
+            if invented or backed:
+                logger.info(
+                    "writer answer: %d invented citation(s) dropped, backed by quotes: %s",
+                    invented,
+                    backed,
+                )
             summary = findings_summary(report)
             await write(
                 {sk.RETRIEVED_EVIDENCE: audit_entries(ctx, request, evidence, citations, summary)}
@@ -328,6 +382,11 @@ def build_search_pipeline(deps: PipelineDeps) -> Any:
                 "evidence_count": len(evidence),
                 "extensions": extension_count,
                 "gaps": list(report.get("gaps") or []),
+                **(
+                    {"grounding": {"invented_citations": invented, "backed": backed}}
+                    if deps.writer is not None
+                    else {}
+                ),
             }
         except NodeInterruptedError:
             interrupted = True

@@ -1,7 +1,9 @@
 """The research runtime of the agent service: builds the coordinator and its Runner from
 ``zocrates_config.json`` (models per role, the synthesizer's thinking, search harness) and
 rebuilds them when those change, so a preferences edit takes effect at the next turn without a
-restart."""
+restart. The settings come with each request (the gateway reads the file of the Zotero data
+directory registered last); a request without them reads this service's own data directory's.
+"""
 
 from __future__ import annotations
 
@@ -14,18 +16,20 @@ from typing import Any
 from google.adk.runners import Runner
 from google.adk.sessions.base_session_service import BaseSessionService
 
-from services.agent.library.search import Reranker
-from services.agent.library.tools import Tool
 from services.agent.research.agents import build_coordinator
+from services.agent.research.capabilities import plan_models
 from services.agent.research.chat import ChatService
 from services.agent.research.citations import library_page_reader
 from services.agent.research.harness import Harness
+from services.agent.research.library_tools import Tool
+from services.agent.research.offline_answer import scorer_from_reranker
 from services.agent.research.offline_llm import OfflineLlm
 from services.agent.research.run_locks import KeyedLocks
 from services.agent.research.usage import usage_recorder
 from services.common.adk import compat as adk_compat
 from services.common.app_config import ConfigStore, ZocratesConfig
 from services.common.models import resolve_model
+from services.common.reranking import Reranker
 from services.common.thinking import thinking_config
 
 logger = logging.getLogger(__name__)
@@ -61,10 +65,13 @@ class ResearchRuntime:
     def harness(self) -> Harness:
         return Harness.from_config(self._config)
 
-    async def chat_service(self) -> ChatService:
-        """The chat service for the current configuration (rebuilt when models or the
-        synthesizer's thinking change)."""
-        self._config = await asyncio.to_thread(self.config_store.load)
+    async def chat_service(self, config: ZocratesConfig | None = None) -> ChatService:
+        """The chat service for ``config`` (the settings the request carries, as the gateway
+        read them from the registered Zotero data directory; None: this service's own
+        zocrates_config.json), rebuilt when models or the synthesizer's thinking change."""
+        if config is None:
+            config = await asyncio.to_thread(self.config_store.load)
+        self._config = config
         c = self._config
         # From LiteLLM's model map (imported the first time: seconds), before the rebuild below,
         # which must not wait: two turns would both rebuild.
@@ -77,6 +84,8 @@ class ResearchRuntime:
             c.synthesizer_model,
             c.synthesizer_thinking,
             c.model_api_base,
+            c.model_tool_calling,
+            c.model_context_window,
             c.online_search_enabled,
         )
         if self._chat is None or key != self._key:
@@ -86,17 +95,23 @@ class ResearchRuntime:
                 "search_subagent": c.subagent_model,
                 "synthesizer": c.synthesizer_model,
             }
+            plan = await plan_models(specs, c, api_key)
+            # A role its model cannot run (it calls no tools) runs on the offline policy.
+            effective = {
+                role: spec if plan.runs[role] else "offline" for role, spec in specs.items()
+            }
 
             read_pages = library_page_reader(self.library_tools)
 
             def model_for(role: str) -> Any:
                 return resolve_model(
-                    specs[role],
+                    effective[role],
                     api_base=c.model_api_base,
                     api_key=api_key,
                     offline_factory=lambda: OfflineLlm(
                         role=role, reranker=self.reranker, read_pages=read_pages
                     ),
+                    max_tokens=plan.max_tokens.get(role),
                 )
 
             coordinator = build_coordinator(
@@ -105,8 +120,10 @@ class ResearchRuntime:
                 online_tool=self.online_tool if c.online_search_enabled else None,
                 reranker=self.reranker,
                 harness=self.harness,
-                usage=lambda role: usage_recorder(specs[role], role=role),
+                usage=lambda role: usage_recorder(effective[role], role=role),
                 synthesizer_thinking=thinking,
+                writer=plan.writer,
+                scorer=scorer_from_reranker(self.reranker),
             )
             runner = Runner(
                 app_name=self.app_name, agent=coordinator, session_service=self.session_service
@@ -117,12 +134,22 @@ class ResearchRuntime:
                 app_name=self.app_name,
                 streaming=self.streaming,
                 locks=self._locks,
+                model_api_base=c.model_api_base,
             )
-            self._key = key
+            self._key = key if plan.settled else None
             logger.info(
-                "research models: coordinator=%s subagent=%s synthesizer=%s (thinking %s%s)",
-                *specs.values(),
+                "research models: coordinator=%s subagent=%s synthesizer=%s (thinking %s%s)%s",
+                *effective.values(),
                 c.synthesizer_thinking,
                 "" if thinking or c.synthesizer_thinking == "off" else ": not a thinking model",
+                f"; writer window {plan.writer.context_window} tokens, answer at most "
+                f"{plan.writer.max_tokens}"
+                if plan.writer and plan.writer.context_window
+                else "",
             )
         return self._chat
+
+    async def current_chat_service(self) -> ChatService:
+        """The chat service as the last turn's settings built it (for a rewind, which needs no
+        settings of its own); built from this service's file when no turn ran yet."""
+        return self._chat or await self.chat_service()

@@ -201,7 +201,10 @@ async def _compact(state: GatewayState, session_id: str) -> None:
     try:
         assert state.compactor is not None
         result = await state.compactor.evaluate(
-            app_name=settings.app_name, user_id=settings.user_id, session_id=session_id
+            app_name=settings.app_name,
+            user_id=settings.user_id,
+            session_id=session_id,
+            config=await state.load_config(),
         )
         logger.info(
             "post-turn compaction of %s: %s (%s) in %.1f ms",
@@ -250,6 +253,9 @@ async def chat(state: State, body: ChatBody, request: Request) -> Response:
         )
     await _wait_for_startup(state)
     scope = body.turn_scope()
+    # The settings of the registered data directory go with the turn: the agent's own
+    # directory is the one it started on, not necessarily the one /register chose.
+    config = await state.load_config()
     return await _stream_turn(
         state,
         request,
@@ -260,6 +266,7 @@ async def chat(state: State, body: ChatBody, request: Request) -> Response:
             session_id=body.session_id,
             prompt=body.prompt,
             scope=scope,
+            config=config,
         ),
         route="chat",
     )
@@ -283,6 +290,7 @@ async def chat(state: State, body: ChatBody, request: Request) -> Response:
 )
 async def resume(state: State, body: ResumeBody, request: Request) -> StreamingResponse:
     await _wait_for_startup(state)
+    config = await state.load_config()
     response = await _stream_turn(
         state,
         request,
@@ -294,6 +302,7 @@ async def resume(state: State, body: ResumeBody, request: Request) -> StreamingR
             invocation_id=body.invocation_id,
             interrupt_id=body.interrupt_id,
             response=body.response.model_dump(),
+            config=config,
         ),
         route="resume",
     )

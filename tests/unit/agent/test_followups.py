@@ -103,3 +103,13 @@ async def test_the_offline_coordinator_reads_the_conversation() -> None:
         fc.args["request"]
         == f"Which of them is the default? (follow-up to: {HC}; about: {SANDWICH})"
     )
+
+
+def test_the_two_things_the_last_turn_compared_are_its_subject() -> None:
+    """A long follow-up about "the two" (more words than a pronoun's follow-up may have) still
+    carries the thread: searched alone, it finds nothing about what "the two" are."""
+    message = "How do the two differ in the small-sample corrections they apply to residuals?"
+    request = standalone_request(message, [Turn(HC, (SANDWICH,))])
+    assert request == f"{message} (follow-up to: {HC}; about: {SANDWICH})"
+    assert refers_back("Which of these estimators is robust to heteroskedasticity of any form?")
+    assert refers_back("Do both approaches need the same regularity conditions on the errors?")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import pathlib
+import re
 
 from services.agent.research import offline_answer as oa
 from services.agent.research import offline_questions as oq
@@ -299,3 +300,47 @@ def test_the_filters_keep_the_sentences_that_answer_the_benchmark_questions() ->
     rejected = [g for g in gold if not sents._is_quotable(sents.split_sentences(g)[0], False)]
     assert len(gold) > 200
     assert len(rejected) <= 0.01 * len(gold), rejected
+
+
+async def test_cited_sources_read_one_line_per_paper_with_its_pages() -> None:
+    forecast = "Forecasting with exponential smoothing"
+    blocks = [
+        _block(1, "The number of differences d is chosen by KPSS unit-root tests.", key="FCST",
+               title=forecast, page=10),
+        _block(2, "Seasonal differencing for the number of differences uses the OCSB test.",
+               key="FCST", title=forecast, page=9),
+        _block(3, "Differences of seasonal series are chosen by the Canova-Hansen test.",
+               key="OTHR", title="Another Paper", page=4),
+        _block(4, "The number of differences is then fixed by unit-root tests again.",
+               key="FCST", title=forecast, page=10),
+    ]  # fmt: skip
+    answer = await oa.compose_answer(
+        "How is the number of differences chosen?", blocks, [], None, notice=NOTICE
+    )
+    sources = answer.split("# Cited Sources\n", 1)[1].splitlines()
+    forecast_lines = [line for line in sources if "Item FCST" in line]
+    assert len(forecast_lines) == 1, sources
+    cited_numbers = {int(n) for n in re.findall(r"\[(\d+), p\. \d+\]", answer)}
+    fcst_numbers = cited_numbers & {1, 2, 4}
+    assert len(fcst_numbers) >= 2, answer
+    # Every number the answer cites from the paper is on its one line, with the pages quoted.
+    assert forecast_lines[0].startswith(", ".join(f"[{n}]" for n in sorted(fcst_numbers)))
+    pages = sorted({blocks[n - 1].page for n in fcst_numbers})
+    where = ("p. " if len(pages) == 1 else "pp. ") + ", ".join(map(str, pages))
+    assert forecast_lines[0].endswith(f"Item FCST, {where}."), forecast_lines[0]
+    assert len(sources) == len({line.split("Item ")[1] for line in sources})
+
+
+def test_a_part_heading_takes_the_papers_own_spelling() -> None:
+    blocks = [
+        _block(1, "text", key="ARMA", title="RcppArmadillo: Accelerating R with C++ algebra"),
+        _block(2, "text", key="PRTY", title="party: A Laboratory for Recursive Partytioning"),
+        _block(3, "Fits come from the Glmnet-style solver in the glmnet package.", key="GLMN",
+               title="Regularized Cox Regression"),
+    ]  # fmt: skip
+    parts = oq.question_parts("How do rcpparmadillo, Party and GLMNET each fit?", blocks)
+    assert [p.label for p in parts] == ["rcpparmadillo", "party", "glmnet"]
+    # Titles first, then the text (not a sentence's first word), then the question.
+    assert [oa.part_heading(p, blocks) for p in parts] == ["RcppArmadillo", "party", "glmnet"]
+    clause = oq.Part(label="what does the zoo series look like?", query="zoo")
+    assert oa.part_heading(clause, blocks) == "What does the zoo series look like"

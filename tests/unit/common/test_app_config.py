@@ -13,6 +13,7 @@ from services.common.app_config import (
     ConfigError,
     ConfigStore,
     ZocratesConfig,
+    config_from_json,
     config_reference,
 )
 from services.common.errors import InvalidArgument
@@ -34,6 +35,8 @@ DEFAULTS = {
     "synthesizer_model": "offline",
     "synthesizer_thinking": "high",
     "model_api_base": "",
+    "model_tool_calling": "auto",
+    "model_context_window": 0,
     "online_search_enabled": True,
     # Post-turn compaction (docs/compaction.md).
     "enable_adaptive_compaction": True,
@@ -331,3 +334,58 @@ def test_alternating_keys_no_lost_update(tmp_path: pathlib.Path) -> None:
     assert last == {"session_retention_days": 39, "max_saved_sessions": 10_039}
     assert _on_disk(stores[0]) == {**DEFAULTS, **last}
     assert _temp_files(tmp_path) == []
+
+
+def test_a_search_harness_block_is_applied_and_moved_to_the_top_level(
+    tmp_path: pathlib.Path,
+) -> None:
+    """The specification's shape: an existing file (every key back-filled) gets a block."""
+    store = ConfigStore(tmp_path)
+    store.load()
+    path = tmp_path / CONFIG_FILE_NAME
+    raw = json.loads(path.read_text())
+    raw["search_harness"] = {"max_retrieval_tools": 4, "hard_word_ceiling": 2000,
+                             "max_rerank_chunks": 8, "budget_increment": 2}  # fmt: skip
+    path.write_text(json.dumps(raw))
+    config = store.load()
+    assert (config.max_retrieval_tools, config.hard_word_ceiling) == (4, 2000)
+    assert (config.max_rerank_chunks, config.extension_call_increment) == (8, 2)
+    on_disk = json.loads(path.read_text())
+    assert "search_harness" not in on_disk and on_disk["max_retrieval_tools"] == 4
+    assert store.load() == config  # stable once moved
+
+
+@pytest.mark.parametrize(
+    ("block", "code", "words"),
+    [
+        ({"max_tools": 4}, "unknown_setting", "search_harness has unknown key(s) max_tools"),
+        ([10, 7500, 15], "invalid_config", "search_harness must be a JSON object"),
+        ({"max_retrieval_tools": 0}, "invalid_config", "max_retrieval_tools"),
+    ],
+)
+def test_a_search_harness_block_it_cannot_apply_is_refused_by_name(
+    tmp_path: pathlib.Path, block: object, code: str, words: str
+) -> None:
+    path = tmp_path / CONFIG_FILE_NAME
+    text = json.dumps({"search_harness": block})
+    path.write_text(text)
+    with pytest.raises(ConfigError) as exc:
+        ConfigStore(tmp_path).load()
+    assert exc.value.code == code and words in str(exc.value)
+    assert path.read_text() == text  # nothing written
+
+
+def test_update_takes_a_search_harness_block_as_its_keys(tmp_path: pathlib.Path) -> None:
+    updated = ConfigStore(tmp_path).update({"search_harness": {"max_rerank_chunks": 20}})
+    assert updated.max_rerank_chunks == 20
+    assert "search_harness" not in json.loads((tmp_path / CONFIG_FILE_NAME).read_text())
+
+
+def test_settings_sent_with_a_request_validate_like_the_file() -> None:
+    config = ZocratesConfig(max_retrieval_tools=3, synthesizer_model="openai/x")
+    assert config_from_json(config.model_dump_json()) == config
+    assert config_from_json('{"search_harness": {"max_extensions": 1}}').max_extensions == 1
+    with pytest.raises(ConfigError, match="config_json: max_retrieval_tools"):
+        config_from_json('{"max_retrieval_tools": -1}')
+    with pytest.raises(ConfigError, match="JSON object"):
+        config_from_json("[1]")

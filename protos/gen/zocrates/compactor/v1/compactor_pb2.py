@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n%zocrates/compactor/v1/compactor.proto\x12\x15zocrates.compactor.v1\"H\n\x0f\x45valuateRequest\x12\x10\n\x08\x61pp_name\x18\x01 \x01(\t\x12\x0f\n\x07user_id\x18\x02 \x01(\t\x12\x12\n\nsession_id\x18\x03 \x01(\t\"\x9c\x03\n\x11\x43ompactionOutcome\x12\x0f\n\x07outcome\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\x17\n\x0f\x63ompleted_turns\x18\x03 \x01(\x05\x12\x1b\n\x13\x65\x66\x66\x65\x63tive_min_turns\x18\x04 \x01(\x05\x12\x15\n\rprompt_tokens\x18\x05 \x01(\x03\x12\x0e\n\x06\x66orced\x18\x06 \x01(\x08\x12\x0e\n\x06probed\x18\x07 \x01(\x08\x12\x13\n\x0bprobability\x18\x08 \x01(\x01\x12\x0f\n\x07verdict\x18\t \x01(\t\x12\x11\n\tthreshold\x18\n \x01(\x01\x12\x16\n\x0e\x64\x65\x63ision_model\x18\x0b \x01(\t\x12\x18\n\x10probe_latency_ms\x18\x0c \x01(\x01\x12\x17\n\x0fstart_timestamp\x18\r \x01(\x01\x12\x15\n\rend_timestamp\x18\x0e \x01(\x01\x12\x18\n\x10summarized_turns\x18\x0f \x01(\x05\x12\x16\n\x0eretained_turns\x18\x10 \x01(\x05\x12\x1b\n\x13\x63ompaction_event_id\x18\x11 \x01(\t\x12\x0f\n\x07took_ms\x18\x12 \x01(\x01\x32z\n\x10\x43ompactorService\x12\x66\n\x12\x45valuateAndCompact\x12&.zocrates.compactor.v1.EvaluateRequest\x1a(.zocrates.compactor.v1.CompactionOutcomeb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n%zocrates/compactor/v1/compactor.proto\x12\x15zocrates.compactor.v1\"]\n\x0f\x45valuateRequest\x12\x10\n\x08\x61pp_name\x18\x01 \x01(\t\x12\x0f\n\x07user_id\x18\x02 \x01(\t\x12\x12\n\nsession_id\x18\x03 \x01(\t\x12\x13\n\x0b\x63onfig_json\x18\x04 \x01(\t\"\x9c\x03\n\x11\x43ompactionOutcome\x12\x0f\n\x07outcome\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\x17\n\x0f\x63ompleted_turns\x18\x03 \x01(\x05\x12\x1b\n\x13\x65\x66\x66\x65\x63tive_min_turns\x18\x04 \x01(\x05\x12\x15\n\rprompt_tokens\x18\x05 \x01(\x03\x12\x0e\n\x06\x66orced\x18\x06 \x01(\x08\x12\x0e\n\x06probed\x18\x07 \x01(\x08\x12\x13\n\x0bprobability\x18\x08 \x01(\x01\x12\x0f\n\x07verdict\x18\t \x01(\t\x12\x11\n\tthreshold\x18\n \x01(\x01\x12\x16\n\x0e\x64\x65\x63ision_model\x18\x0b \x01(\t\x12\x18\n\x10probe_latency_ms\x18\x0c \x01(\x01\x12\x17\n\x0fstart_timestamp\x18\r \x01(\x01\x12\x15\n\rend_timestamp\x18\x0e \x01(\x01\x12\x18\n\x10summarized_turns\x18\x0f \x01(\x05\x12\x16\n\x0eretained_turns\x18\x10 \x01(\x05\x12\x1b\n\x13\x63ompaction_event_id\x18\x11 \x01(\t\x12\x0f\n\x07took_ms\x18\x12 \x01(\x01\x32z\n\x10\x43ompactorService\x12\x66\n\x12\x45valuateAndCompact\x12&.zocrates.compactor.v1.EvaluateRequest\x1a(.zocrates.compactor.v1.CompactionOutcomeb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -32,9 +32,9 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'zocrates.compactor.v1.compa
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_EVALUATEREQUEST']._serialized_start=64
-  _globals['_EVALUATEREQUEST']._serialized_end=136
-  _globals['_COMPACTIONOUTCOME']._serialized_start=139
-  _globals['_COMPACTIONOUTCOME']._serialized_end=551
-  _globals['_COMPACTORSERVICE']._serialized_start=553
-  _globals['_COMPACTORSERVICE']._serialized_end=675
+  _globals['_EVALUATEREQUEST']._serialized_end=157
+  _globals['_COMPACTIONOUTCOME']._serialized_start=160
+  _globals['_COMPACTIONOUTCOME']._serialized_end=572
+  _globals['_COMPACTORSERVICE']._serialized_start=574
+  _globals['_COMPACTORSERVICE']._serialized_end=696
 # @@protoc_insertion_point(module_scope)

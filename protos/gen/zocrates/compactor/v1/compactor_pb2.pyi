@@ -5,14 +5,16 @@ from typing import ClassVar as _ClassVar, Optional as _Optional
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class EvaluateRequest(_message.Message):
-    __slots__ = ("app_name", "user_id", "session_id")
+    __slots__ = ("app_name", "user_id", "session_id", "config_json")
     APP_NAME_FIELD_NUMBER: _ClassVar[int]
     USER_ID_FIELD_NUMBER: _ClassVar[int]
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    CONFIG_JSON_FIELD_NUMBER: _ClassVar[int]
     app_name: str
     user_id: str
     session_id: str
-    def __init__(self, app_name: _Optional[str] = ..., user_id: _Optional[str] = ..., session_id: _Optional[str] = ...) -> None: ...
+    config_json: str
+    def __init__(self, app_name: _Optional[str] = ..., user_id: _Optional[str] = ..., session_id: _Optional[str] = ..., config_json: _Optional[str] = ...) -> None: ...
 
 class CompactionOutcome(_message.Message):
     __slots__ = ("outcome", "reason", "completed_turns", "effective_min_turns", "prompt_tokens", "forced", "probed", "probability", "verdict", "threshold", "decision_model", "probe_latency_ms", "start_timestamp", "end_timestamp", "summarized_turns", "retained_turns", "compaction_event_id", "took_ms")
