@@ -1,5 +1,5 @@
-"""How long an offline turn takes, and where the time goes: idle, and while the library's
-embedding phase runs beside it.
+"""How long an offline turn takes, and where the time goes: idle, while the library's
+embedding phase runs beside it, and (``--large``) while a large library's keyword phase runs.
 
 The whole stack (`zocrates run` from each ``--code`` checkout, no key: the built-in offline
 model) on the 38 papers, indexed once; bench_answers' questions (single-paper, multi-paper,
@@ -16,14 +16,23 @@ The services send their spans to a collector in this process (``ZOCRATES_OTLP_EN
 each turn's time is split by stage: the search tools, the cross-encoder's rerank of passages,
 the synthesizer (which scores the candidate sentences), and the gRPC calls to the reranker.
 
+With ``--large DIR`` (``../shared/data/large-library/fetch.sh DIR``: 3,250 PDFs, 50,000
+pages), a third stack starts on a copy of the idle stack's index (the 38 papers, searchable and
+embedded) and a Zotero library of the 38 papers with the large library's PDFs added
+(``bench_large_library.build_library``): `zocrates index` then reads the 3,250 new PDFs (the 38
+are unchanged), and the same questions are asked while that keyword phase runs. The stack's
+resident memory (``bench_stack_memory.by_service``) is sampled meanwhile: its peak, and once the
+keyword phase is over.
+
 Each checkout is run one after the other on the same index copy, so a table compares them side
 by side (docs/benchmarks.md, "Offline turn latency"); bench_answers.py scores the answers:
 
     .venv/bin/python bench/bench_turn_latency.py --workdir /tmp/latency \\
-        --code /tmp/before,. [--every 2] [--no-sync] [--check]
+        --code /tmp/before,. [--every 2] [--no-sync] [--large DIR] [--check]
 
 ``--check``: p50 at most 2 s idle, and at most 1.5x idle during the embedding phase (the last
-checkout).
+checkout); with ``--large``, at most 1.5x idle during the large keyword phase, and the stack's
+memory after it at most 100 MB above the first checkout's.
 """
 
 from __future__ import annotations
@@ -32,10 +41,12 @@ import argparse
 import collections
 import concurrent.futures
 import json
+import math
 import os
 import pathlib
 import shutil
 import statistics
+import subprocess
 import sys
 import threading
 import time
@@ -48,7 +59,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from bench_answers import Stack, ask, read_jsonl
+from bench_answers import ZOCRATES, Stack, ask, read_jsonl
+from bench_large_library import build_library
+from bench_stack_memory import by_service
 from goals import Goal, add_check_flag
 from goals import report as check_goals
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2 as otlp
@@ -60,6 +73,10 @@ from tests.support.ports import free_port
 GOALS = (
     Goal("offline turn p50, idle", 2.0, " s"),
     Goal("offline turn p50 during the embedding phase / idle", 1.5, "x"),
+)
+LARGE_GOALS = (
+    Goal("offline turn p50 during the large library's keyword phase / idle", 1.5, "x"),
+    Goal("stack RSS after the large keyword phase, above the first checkout", 100.0, " MB"),
 )
 # Asked first on each stack (not among the measured questions: their scores would be kept).
 WARM_UP = [
@@ -167,6 +184,75 @@ def ask_timed(
     return rows
 
 
+def keyword_phase_runs(
+    stack: Stack, index: subprocess.Popen[bytes], running: threading.Event,
+    memory: list[dict[str, float]],
+) -> None:  # fmt: skip
+    """Clears ``running`` once `zocrates index --no-wait` has returned (every PDF of the large
+    library read) and the library says its keyword phase is over; samples the stack's memory
+    (by service) every second meanwhile."""
+    assert stack.proc is not None
+    with stack.client(timeout=60) as api:
+        while True:
+            memory.append(by_service(stack.proc.pid))
+            if index.poll() is not None:
+                phase = api.get("/library/status").json().get("keyword_phase") or {}
+                if not phase.get("running"):
+                    break
+            time.sleep(1.0)
+    running.clear()
+
+
+def large_keyword_phase(
+    code: pathlib.Path, large_zotero: pathlib.Path, index: pathlib.Path, workdir: pathlib.Path,
+    spans: Spans, questions: list[dict[str, Any]], args: argparse.Namespace,
+) -> dict[str, Any]:  # fmt: skip
+    """Turns asked while `zocrates index` reads the large library's PDFs into ``index`` (a copy
+    of the 38 papers' index), and the stack's memory meanwhile and after."""
+    for stale in ("sessions.db", "sessions.db-wal", "sessions.db-shm"):
+        (large_zotero / "zocrates-data" / stale).unlink(missing_ok=True)
+    stack = Stack(large_zotero, code, workdir / f"stack-{code.name}-large.log")
+    stack.env["ZOCRATES_INDEX_DIR"] = str(index)
+    stack.index_args = ["--help"]  # the sync is started below, beside the questions
+    with stack, stack.client(timeout=600) as api:
+        assert stack.proc is not None
+        ask_timed(api, spans, WARM_UP, "warm-up")
+        before_sync = by_service(stack.proc.pid)
+        with (workdir / f"index-{code.name}-large.log").open("ab") as out:
+            syncing = subprocess.Popen(
+                [str(ZOCRATES), "index", "--no-wait"], cwd=code, env=stack.env,
+                stdout=out, stderr=subprocess.STDOUT,
+            )  # fmt: skip
+        started = time.monotonic()
+        running = threading.Event()
+        running.set()
+        memory: list[dict[str, float]] = []
+        watcher = threading.Thread(
+            target=keyword_phase_runs, args=(stack, syncing, running, memory)
+        )
+        watcher.start()
+        # One pass: a question asked again would find its scores in the reranker's cache.
+        during = ask_timed(
+            api, spans, questions, f"{code.name} large", still=running, show=args.show
+        )
+        watcher.join()
+        syncing.wait()
+        seconds = time.monotonic() - started
+        time.sleep(3)
+        after = by_service(stack.proc.pid)
+        status = api.get("/library/status").json()
+    peak = max(memory, key=lambda m: sum(m.values())) if memory else {}
+    print(
+        f"{code.name}: large keyword phase {seconds:.0f} s, {status.get('items')} items, "
+        f"{status.get('chunks')} chunks; {len([r for r in during if r['during']])} turns during it"
+    )
+    return {
+        "during": [r for r in during if r["during"]],
+        "seconds": seconds,
+        "memory": {"before sync": before_sync, "peak": peak, "after keyword phase": after},
+    }
+
+
 def embedding_runs(stack: Stack, running: threading.Event) -> None:
     """Clears ``running`` once the library's embedding phase has no chunk pending."""
     with stack.client(timeout=60) as api:
@@ -214,10 +300,19 @@ def run_checkout(
                 )
                 thread.join()
             during = [r for r in during if r["during"]]
+        large = None
+        if args.large:
+            # The idle stack's index (the 38 papers, embedded) is the starting point.
+            index = workdir / f"index-large-{code.name}"
+            shutil.rmtree(index, ignore_errors=True)
+            shutil.copytree(zotero_dir / "zocrates-data" / "library", index)
+            large = large_keyword_phase(
+                code, args.large_zotero, index, workdir, spans, questions, args
+            )
     finally:
         server.stop(0)
         os.environ.pop("ZOCRATES_OTLP_ENDPOINT", None)
-    return {"code": str(code), "idle": idle, "during": during}
+    return {"code": str(code), "idle": idle, "during": during, "large": large}
 
 
 def summary(rows: list[dict[str, Any]]) -> dict[str, float]:
@@ -240,6 +335,8 @@ def report(results: list[dict[str, Any]]) -> dict[str, float]:
         columns.append((f"{name} idle", summary(result["idle"])))
         if result["during"]:
             columns.append((f"{name} embedding", summary(result["during"])))
+        if result.get("large") and result["large"]["during"]:
+            columns.append((f"{name} large sync", summary(result["large"]["during"])))
     print(f"{'seconds':<26}" + "".join(f"{label:>20}" for label, _ in columns))
     for key in ("n", "p50", "p95", *STAGES):
         shown = "turns" if key == "n" else key if key in ("p50", "p95") else f"  {key}, mean"
@@ -262,7 +359,20 @@ def report(results: list[dict[str, Any]]) -> dict[str, float]:
     last = results[-1]
     idle = summary(last["idle"])["p50"]
     during = summary(last["during"])["p50"] if last["during"] else float("nan")
-    return {"idle_p50": idle, "ratio": during / idle}
+    figures = {"idle_p50": idle, "ratio": during / idle}
+    if last.get("large"):
+        for result in results:
+            name = pathlib.Path(result["code"]).name
+            for point, by in result["large"]["memory"].items():
+                shown = ", ".join(f"{k} {v:.0f}" for k, v in sorted(by.items()))
+                print(f"{name} memory, {point}: stack {sum(by.values()):.0f} MB ({shown})")
+        large = summary(last["large"]["during"])["p50"] if last["large"]["during"] else math.nan
+        figures["large_ratio"] = large / idle
+        first = sum(results[0]["large"]["memory"]["after keyword phase"].values())
+        figures["large_extra_mb"] = (
+            sum(last["large"]["memory"]["after keyword phase"].values()) - first
+        )
+    return figures
 
 
 def main() -> None:
@@ -277,12 +387,20 @@ def main() -> None:
     parser.add_argument("--no-sync", action="store_true", help="idle turns only")
     parser.add_argument("--show", action="store_true", help="print each turn")
     parser.add_argument("--save", default=None, help="write every turn's figures to this JSON")
+    parser.add_argument(
+        "--large", type=pathlib.Path, default=None,
+        help="the large library (fetch.sh's folder): turns during its keyword phase too",
+    )  # fmt: skip
+    parser.add_argument("--large-limit", type=int, default=0, help="only N of its PDFs")
     add_check_flag(parser)
     args = parser.parse_args()
     workdir = pathlib.Path(args.workdir)
     workdir.mkdir(parents=True, exist_ok=True)
     zotero_dir = zotero_fixture.every_paper_library(workdir / "Zotero")
     questions = read_jsonl("answer_questions.jsonl")[:: max(1, args.every)]
+    args.large_zotero = None
+    if args.large:
+        args.large_zotero = build_library(args.large.resolve(), workdir, args.large_limit)
     results = []
     for code in [pathlib.Path(c).resolve() for c in args.code.split(",") if c]:
         for stale in ("sessions.db", "sessions.db-wal", "sessions.db-shm"):
@@ -291,11 +409,13 @@ def main() -> None:
     figures = report(results)
     if args.save:
         pathlib.Path(args.save).write_text(json.dumps(results, indent=1))
-    sys.exit(
-        check_goals(
-            [(GOALS[0], figures["idle_p50"]), (GOALS[1], figures["ratio"])], check=args.check
-        )
-    )
+    checked = [(GOALS[0], figures["idle_p50"]), (GOALS[1], figures["ratio"])]
+    if args.large:
+        checked += [
+            (LARGE_GOALS[0], figures["large_ratio"]),
+            (LARGE_GOALS[1], figures["large_extra_mb"] if len(results) > 1 else math.nan),
+        ]
+    sys.exit(check_goals(checked, check=args.check))
 
 
 if __name__ == "__main__":
