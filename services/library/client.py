@@ -91,6 +91,15 @@ def hit_dict(h: pb.SearchHit, *, chunk_id: bool = False) -> dict[str, Any]:
         "score": h.score,
         "word_count": h.word_count,
         "text": h.text,
+        "kind": h.kind or "text",
+        # Where a passage the user wrote is (null for the paper's text): the annotation or
+        # note, its page label, colour, type, title and tags.
+        "source_key": h.source_key or None,
+        "page_label": h.page_label or None,
+        "color": h.color or None,
+        "annotation_type": h.annotation_type or None,
+        "note_title": h.note_title or None,
+        "tags": list(h.tags) if h.kind and h.kind != "text" else None,
     }
 
 
@@ -137,6 +146,7 @@ class LibraryClient(ServiceClient):
             "embedding_phase": embedding_phase_dict(s.embedding_phase),
             "attachment_states": dict(s.attachment_states),
             "problems": [problem_dict(p) for p in s.problems],
+            "passages": dict(s.passages),
         }
 
     async def prioritize(self, item_keys: list[str]) -> int:
@@ -156,6 +166,7 @@ class LibraryClient(ServiceClient):
         mode: str = "hybrid",
         rerank: bool = False,
         chunk_ids: bool = False,
+        kinds: list[str] | None = None,
     ) -> tuple[list[dict[str, Any]], float]:
         """The hits (best first, as :func:`hit_dict`) and the milliseconds the search took in
         the library service."""
@@ -168,6 +179,7 @@ class LibraryClient(ServiceClient):
                 collection_key=collection_key or "",
                 mode=mode,
                 rerank=rerank,
+                kinds=kinds or [],
             ),
         )
         return [hit_dict(h, chunk_id=chunk_ids) for h in reply.hits], reply.took_ms

@@ -5,6 +5,12 @@ Tables: ``items`` (Zotero metadata), ``collections`` and ``item_collections``, `
 ``toc`` (table of contents per attachment), ``chunks`` (text, page range, section, embedding)
 and ``chunks_fts`` (FTS5 over chunk text and section, kept in sync by triggers).
 
+What the user wrote in Zotero (:mod:`services.library.own_reading`) is in ``chunks`` too, a
+passage each, with its ``kind`` (``highlight``, ``comment``, ``note``; the paper's own text is
+``text``) and ``details`` (JSON: the PDF, page label, colour, tags, ...); its ``attachment_key``
+is the annotation's or note's own key, so nothing done to a PDF's chunks touches them.
+``user_passages`` keeps each one's fingerprint, so a sync rewrites only those that changed.
+
 Blocking sqlite3 calls: the indexer and the searcher run them in threads. WAL mode lets searches
 read while a sync writes.
 """
@@ -15,7 +21,7 @@ import json
 import pathlib
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -24,7 +30,7 @@ import numpy as np
 from services.library import terms
 from services.library.index_queue import EmbeddingQueueStore
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 
 # What became of an attachment (``attachments.state``); ``error`` says why for the last three.
 STATE_INDEXED = "indexed"  # text, TOC and chunks written: keyword-searchable
@@ -32,6 +38,14 @@ STATE_NO_TEXT = "no_text"  # a PDF without a text layer (scanned pages): it need
 STATE_FAILED = "failed"  # unreadable: corrupt, encrypted, the reader crashed or timed out
 STATE_MISSING = "missing"  # the file is gone and there is no full-text cache
 ATTACHMENT_STATES = (STATE_INDEXED, STATE_NO_TEXT, STATE_FAILED, STATE_MISSING)
+
+# What a chunk is (``chunks.kind``): the paper's own text, or what the user wrote in Zotero.
+KIND_TEXT = "text"
+KIND_HIGHLIGHT = "highlight"  # a highlight or underline: the text under it (and a comment)
+KIND_COMMENT = "comment"  # an annotation of the user's own words (note, text, image, ink)
+KIND_NOTE = "note"  # a Zotero note: a child of an item, or standalone
+USER_KINDS = (KIND_HIGHLIGHT, KIND_COMMENT, KIND_NOTE)
+KINDS = (KIND_TEXT, *USER_KINDS)
 
 # Vectors of an attachment's chunks by (section, text): what the embedder read besides the title.
 ChunkVectors = dict[tuple[str | None, str], bytes]
@@ -102,13 +116,23 @@ CREATE TABLE IF NOT EXISTS chunks (
     section TEXT,
     text TEXT NOT NULL,
     word_count INTEGER NOT NULL,
-    embedding BLOB
+    embedding BLOB,
+    kind TEXT NOT NULL DEFAULT 'text',
+    details TEXT                    -- JSON, for what the user wrote (own_reading.py)
 );
 CREATE INDEX IF NOT EXISTS chunks_attachment ON chunks(attachment_key);
 CREATE INDEX IF NOT EXISTS chunks_item ON chunks(item_key);
+-- What the user wrote: a few hundred passages among a library's tens of thousands.
+CREATE INDEX IF NOT EXISTS chunks_user ON chunks(kind) WHERE kind != 'text';
 -- The embedding queue: chunks written by the keyword phase that have no vector yet.
 CREATE INDEX IF NOT EXISTS chunks_pending ON chunks(id) WHERE embedding IS NULL;
 CREATE INDEX IF NOT EXISTS chunks_pending_item ON chunks(item_key, id) WHERE embedding IS NULL;
+CREATE TABLE IF NOT EXISTS user_passages (
+    source_key TEXT PRIMARY KEY,    -- the annotation's or note's key
+    kind TEXT NOT NULL,
+    item_key TEXT NOT NULL,
+    fingerprint TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS term_df (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     text, section, content='chunks', content_rowid='id', tokenize='{tokenize}'
@@ -132,6 +156,11 @@ def _add_missing_columns(conn: sqlite3.Connection) -> None:
         item_columns = {r[1] for r in conn.execute("PRAGMA table_info(items)")}
         if "attachment_keys" not in item_columns:  # filled in by the next sync
             conn.execute("ALTER TABLE items ADD COLUMN attachment_keys TEXT NOT NULL DEFAULT '[]'")
+    if "chunks" in tables:
+        chunk_columns = {r[1] for r in conn.execute("PRAGMA table_info(chunks)")}
+        if "kind" not in chunk_columns:  # schema 3: what the user wrote is indexed too
+            conn.execute("ALTER TABLE chunks ADD COLUMN kind TEXT NOT NULL DEFAULT 'text'")
+            conn.execute("ALTER TABLE chunks ADD COLUMN details TEXT")
     if "attachments" not in tables:
         return
     columns = {r[1] for r in conn.execute("PRAGMA table_info(attachments)")}
@@ -435,7 +464,7 @@ class IndexStore(EmbeddingQueueStore):
         marks = ",".join("?" * len(ids))
         cur = self.reader().execute(
             "SELECT c.id, c.item_key, c.attachment_key, c.page_start, c.page_end, c.section, "
-            "c.text, c.word_count, i.title, i.authors, i.year "
+            "c.text, c.word_count, i.title, i.authors, i.year, c.kind, c.details "
             f"FROM chunks c JOIN items i ON i.item_key = c.item_key WHERE c.id IN ({marks})",
             ids,
         )
@@ -444,31 +473,66 @@ class IndexStore(EmbeddingQueueStore):
         for row in cur.fetchall():
             data = dict(zip(cols, row, strict=True))
             data["authors"] = json.loads(data["authors"])
+            data["details"] = json.loads(data["details"]) if data["details"] else {}
             out[int(data["id"])] = data
         return out
 
+    def user_passage_fingerprints(self) -> dict[str, str]:
+        """The fingerprint of every annotation and note in the index, by its key."""
+        rows = self.reader().execute("SELECT source_key, fingerprint FROM user_passages")
+        return {r[0]: r[1] for r in rows}
+
+    def kind_counts(self) -> dict[str, int]:
+        """Chunks by kind (the paper's text, highlights, comments, notes)."""
+        counts = dict.fromkeys(KINDS, 0)
+        for kind, n in self.reader().execute("SELECT kind, count(*) FROM chunks GROUP BY kind"):
+            counts[kind] = int(n)
+        return counts
+
     def keyword_search(
-        self, match: str, *, limit: int, item_keys: set[str] | None
+        self,
+        match: str,
+        *,
+        limit: int,
+        item_keys: set[str] | None,
+        kinds: Sequence[str] | None = None,
     ) -> list[tuple[int, float]]:
-        """(chunk id, bm25 score; lower is better in SQLite, negated here) best first."""
+        """(chunk id, bm25 score; lower is better in SQLite, negated here) best first; of the
+        chunks of ``item_keys`` and of ``kinds`` only, when given."""
         conn = self.reader()
-        if item_keys is None:
+        if item_keys is None and kinds is None:
             rows = conn.execute(
                 "SELECT rowid, -bm25(chunks_fts, 1.0, 0.5) AS s FROM chunks_fts "
                 "WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts, 1.0, 0.5) LIMIT ?",
                 (match, limit),
             ).fetchall()
         else:
-            keys = sorted(item_keys)
-            marks = ",".join("?" * len(keys))
+            where, params = [], []
+            if item_keys is not None:
+                keys = sorted(item_keys)
+                where.append(f"c.item_key IN ({','.join('?' * len(keys))})")
+                params += keys
+            if kinds is not None:
+                where.append(f"c.kind IN ({','.join('?' * len(kinds))})")
+                params += list(kinds)
             rows = conn.execute(
                 "SELECT f.rowid, -bm25(chunks_fts, 1.0, 0.5) AS s FROM chunks_fts f "
                 "JOIN chunks c ON c.id = f.rowid "
-                f"WHERE chunks_fts MATCH ? AND c.item_key IN ({marks}) "
+                f"WHERE chunks_fts MATCH ? AND {' AND '.join(where)} "
                 "ORDER BY bm25(chunks_fts, 1.0, 0.5) LIMIT ?",
-                (match, *keys, limit),
+                (match, *params, limit),
             ).fetchall()
         return [(int(r[0]), float(r[1])) for r in rows]
+
+    def chunk_ids_of_kinds(self, kinds: Sequence[str], item_keys: set[str] | None) -> list[int]:
+        """Every chunk of ``kinds`` (of ``item_keys`` when given): for what the user wrote, a
+        small part of an index."""
+        sql = f"SELECT id FROM chunks WHERE kind IN ({','.join('?' * len(kinds))})"
+        params = list(kinds)
+        if item_keys is not None:
+            sql += f" AND item_key IN ({','.join('?' * len(item_keys))})"
+            params += sorted(item_keys)
+        return [int(r[0]) for r in self.reader().execute(sql, params)]
 
     def size_bytes(self) -> int:
         total = 0

@@ -31,7 +31,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from services.library import index_writes as writes
-from services.library import metrics, pdf_text
+from services.library import metrics, own_reading, pdf_text
 from services.library.extraction import (
     DEFAULT_MEMORY_LIMIT,
     DEFAULT_TIMEOUT,
@@ -67,6 +67,8 @@ class SyncProgress:
     message: str = ""
     # The embedding phase, filled in by the library (it runs on in the background).
     embedding: dict[str, Any] = dataclasses.field(default_factory=dict)
+    # Annotations and notes written by this sync (own_reading.py).
+    own_reading: own_reading.Changes = dataclasses.field(default_factory=own_reading.Changes)
 
     @property
     def items_pending(self) -> int:
@@ -104,6 +106,15 @@ def _source_file(attachment: Attachment) -> tuple[str, pathlib.Path] | None:
     if attachment.ft_cache is not None and attachment.ft_cache.is_file():
         return "ft-cache", attachment.ft_cache
     return None
+
+
+def _own_reading_message(changes: own_reading.Changes) -> str:
+    if not changes.any:
+        return ""
+    return (
+        f"; annotations and notes: {changes.added} new, {changes.changed} changed, "
+        f"{changes.removed} removed"
+    )
 
 
 class LibraryIndexer:
@@ -146,6 +157,11 @@ class LibraryIndexer:
         )
         work, removed, unchanged = await asyncio.to_thread(self._plan, snapshot, full)
         await asyncio.to_thread(self._write_metadata, snapshot, removed)
+        # What the user wrote (annotations, notes): only what changed, before the PDFs.
+        own = await asyncio.to_thread(own_reading.sync, self.store, own_reading.writings(snapshot))
+        progress.own_reading = own
+        if own.chunks_written and self.on_written is not None:
+            self.on_written()
         if work:  # cleared by _finish: still there at the next start, the sync was cut off
             await asyncio.to_thread(self._mark_interrupted, zotero_dir)
         progress.removed, progress.unchanged = len(removed), unchanged
@@ -208,6 +224,7 @@ class LibraryIndexer:
             f"({progress.pages_done} pages), {progress.unchanged} unchanged, "
             f"{progress.removed} removed, {progress.failed} failed"
             + (f", {progress.no_text} without a text layer" if progress.no_text else "")
+            + _own_reading_message(progress.own_reading)
         )
         yield progress
 

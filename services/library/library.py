@@ -236,6 +236,7 @@ class Library:
             "keyword_phase": keyword,
             "embedding_phase": self.embedding.progress().as_dict(),
             "problems": problems,
+            "passages": await asyncio.to_thread(self.store.kind_counts),
         }
 
     async def search(
@@ -247,9 +248,16 @@ class Library:
         collection_key: str | None = None,
         mode: SearchMode = "hybrid",
         rerank: bool = False,
+        kinds: Sequence[str] | None = None,
     ) -> list[SearchHit]:
         return await self.searcher.search(
-            query, k=k, item_keys=item_keys, collection_key=collection_key, mode=mode, rerank=rerank
+            query,
+            k=k,
+            item_keys=item_keys,
+            collection_key=collection_key,
+            mode=mode,
+            rerank=rerank,
+            kinds=kinds,
         )
 
     async def table_of_contents(

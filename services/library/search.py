@@ -9,7 +9,7 @@ import dataclasses
 import logging
 import time
 from collections.abc import Callable, Sequence
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 import numpy as np
 
@@ -18,7 +18,7 @@ from services.common.reranking import Reranker
 from services.common.stopwords import stopwords
 from services.library import terms
 from services.library.dense import DenseIndex
-from services.library.index_store import IndexStore
+from services.library.index_store import KIND_TEXT, KINDS, USER_KINDS, IndexStore
 
 logger = logging.getLogger(__name__)
 
@@ -54,6 +54,12 @@ class SearchHit:
     score: float
     text: str
     word_count: int
+    # What the passage is: the paper's ``text``, or the user's ``highlight``, ``comment`` or
+    # ``note`` (``source_key`` is then the annotation's or note's key; ``attachment_key`` the
+    # annotated PDF, empty for a note). ``details``: page label, colour, note title ...
+    kind: str = KIND_TEXT
+    source_key: str = ""
+    details: dict[str, object] = dataclasses.field(default_factory=dict)
 
 
 def content_words(query: str) -> list[str]:
@@ -138,10 +144,22 @@ class LibrarySearch:
         mode: SearchMode = "hybrid",
         rerank: bool = False,
         candidates: int = 50,
+        kinds: Sequence[str] | None = None,
     ) -> list[SearchHit]:
+        """The ``k`` best passages for ``query``; of ``kinds`` only when given (``text``: the
+        papers; ``highlight``, ``comment``, ``note``: what the user wrote)."""
         query = query.strip()
         if not query:
             raise InvalidArgument("The search query is empty.", code="empty_query")
+        if kinds is not None:
+            unknown = sorted(set(kinds) - set(KINDS))
+            if unknown:
+                raise InvalidArgument(
+                    f"Unknown passage kind(s) {', '.join(unknown)}; the kinds are "
+                    f"{', '.join(KINDS)}.",
+                    code="invalid_kind",
+                )
+            kinds = sorted(set(kinds)) if set(kinds) != set(KINDS) else None
         if not 1 <= k <= MAX_K:
             raise InvalidArgument(f"k must be between 1 and {MAX_K}, got {k}.", code="invalid_k")
         if mode not in ("hybrid", "keyword", "dense"):
@@ -153,7 +171,7 @@ class LibrarySearch:
         pool = max(candidates, k)
         # Keyword search (SQLite, in a thread) runs while the query is embedded and matched.
         keyword = (
-            asyncio.create_task(self._keyword(query, pool, scope))
+            asyncio.create_task(self._keyword(query, pool, scope, kinds))
             if mode in ("hybrid", "keyword")
             else None
         )
@@ -163,9 +181,7 @@ class LibrarySearch:
             if mode in ("hybrid", "dense") and len(self.dense):
                 vector = await self._query_vector(query, required=mode == "dense")
                 if vector is not None:
-                    hits = await asyncio.to_thread(
-                        self.dense.search, vector, limit=pool, item_keys=scope
-                    )
+                    hits = await asyncio.to_thread(self._dense, vector, pool, scope, kinds)
                     rankings.append([cid for cid, _ in hits])
             if keyword is not None:
                 keyword_ranking = await keyword
@@ -188,22 +204,7 @@ class LibrarySearch:
         top = fused[:k]
         rows = await asyncio.to_thread(self.store.chunks_by_id, [cid for cid, _ in top])
         hits_out = [
-            SearchHit(
-                chunk_id=cid,
-                item_key=row["item_key"],
-                attachment_key=row["attachment_key"],
-                title=row["title"],
-                authors=row["authors"],
-                year=row["year"],
-                page_start=row["page_start"],
-                page_end=row["page_end"],
-                section=row["section"],
-                score=round(score, 6),
-                text=row["text"],
-                word_count=row["word_count"],
-            )
-            for cid, score in top
-            if (row := rows.get(cid)) is not None
+            _hit(cid, score, row) for cid, score in top if (row := rows.get(cid)) is not None
         ]
         logger.debug(
             "search %r (%s) -> %d hits in %.1f ms",
@@ -225,7 +226,32 @@ class LibrarySearch:
             logger.warning("search: no query embedding (%s); keyword retrieval only", exc.code)
             return None
 
-    async def _keyword(self, query: str, limit: int, scope: set[str] | None) -> list[int]:
+    def _dense(
+        self,
+        vector: np.ndarray,
+        limit: int,
+        scope: set[str] | None,
+        kinds: Sequence[str] | None,
+    ) -> list[tuple[int, float]]:
+        """The nearest chunks; of ``kinds`` only, when given. What the user wrote is a few
+        hundred passages: those are compared with the query one by one (exact)."""
+        if kinds is None or not set(kinds) <= set(USER_KINDS):
+            hits = self.dense.search(vector, limit=limit, item_keys=scope)
+            if kinds is None:
+                return hits
+            wanted = set(self.store.chunk_ids_of_kinds(kinds, scope))
+            return [(cid, s) for cid, s in hits if cid in wanted]
+        ids = self.store.chunk_ids_of_kinds(kinds, scope)
+        found, vectors = self.store.vectors_of(ids)
+        if not len(found):
+            return []
+        scores = vectors @ np.asarray(vector, dtype=np.float32)
+        order = np.argsort(-scores)[:limit]
+        return [(int(found[i]), float(scores[i])) for i in order]
+
+    async def _keyword(
+        self, query: str, limit: int, scope: set[str] | None, kinds: Sequence[str] | None = None
+    ) -> list[int]:
         words = content_words(query)
 
         def run() -> list[int]:
@@ -245,9 +271,8 @@ class LibrarySearch:
                 match = fts_query(terms.select_words(list(by_stem.values()), df, total))
             if not match:
                 return []
-            return [
-                cid for cid, _ in self.store.keyword_search(match, limit=limit, item_keys=scope)
-            ]
+            found = self.store.keyword_search(match, limit=limit, item_keys=scope, kinds=kinds)
+            return [cid for cid, _ in found]
 
         return await asyncio.to_thread(run)
 
@@ -290,6 +315,35 @@ def _fuse_with_stand_in(
     return sorted(scores.items(), key=lambda kv: kv[1], reverse=True)
 
 
+# How a passage of the user's own is named to the cross-encoder (and to a reader).
+KIND_NAMES = {"highlight": "my highlight", "comment": "my comment", "note": "my note"}
+
+
 def _rerank_text(row: dict[str, object]) -> str:
-    head = f"{row['title']} - {row['section']}" if row.get("section") else str(row["title"])
+    where = KIND_NAMES.get(str(row.get("kind") or ""), row.get("section"))
+    head = f"{row['title']} - {where}" if where else str(row["title"])
     return f"{head}\n{row['text']}"
+
+
+def _hit(cid: int, score: float, row: dict[str, Any]) -> SearchHit:
+    kind = str(row.get("kind") or KIND_TEXT)
+    details = dict(row.get("details") or {})
+    own = kind != KIND_TEXT
+    return SearchHit(
+        chunk_id=cid,
+        item_key=row["item_key"],
+        # An annotation's PDF (a note has none); a chunk of a paper's text, its PDF.
+        attachment_key=str(details.get("attachment_key") or "") if own else row["attachment_key"],
+        title=row["title"],
+        authors=row["authors"],
+        year=row["year"],
+        page_start=row["page_start"],
+        page_end=row["page_end"],
+        section=row["section"],
+        score=round(score, 6),
+        text=row["text"],
+        word_count=row["word_count"],
+        kind=kind,
+        source_key=row["attachment_key"] if own else "",
+        details=details,
+    )

@@ -91,6 +91,7 @@ class LibraryServicer(pb_grpc.LibraryServiceServicer):
             embedding_phase=_embedding_phase(s["embedding_phase"]),
             attachment_states=s["attachment_states"],
             problems=[pb.AttachmentProblem(**p) for p in s["problems"]],
+            passages=s["passages"],
         )
 
     async def SearchLibrary(
@@ -104,6 +105,7 @@ class LibraryServicer(pb_grpc.LibraryServiceServicer):
             collection_key=request.collection_key or None,
             mode=request.mode or "hybrid",  # type: ignore[arg-type]
             rerank=request.rerank,
+            kinds=list(request.kinds) or None,
         )
         return pb.SearchLibraryReply(
             hits=[
@@ -120,6 +122,13 @@ class LibraryServicer(pb_grpc.LibraryServiceServicer):
                     score=h.score,
                     text=h.text,
                     word_count=h.word_count,
+                    kind=h.kind,
+                    source_key=h.source_key,
+                    page_label=str(h.details.get("page_label") or ""),
+                    color=str(h.details.get("color") or ""),
+                    annotation_type=str(h.details.get("annotation_type") or ""),
+                    note_title=str(h.details.get("note_title") or ""),
+                    tags=[str(t) for t in h.details.get("tags") or []],  # type: ignore[attr-defined]
                 )
                 for h in hits
             ],

@@ -39,6 +39,10 @@ it, these tables only gained columns):
 - ``deletedItems``: ``itemID`` (the trash)
 - ``deletedCollections``: ``collectionID`` (collections in the trash; read when present)
 - ``itemAttachments``: ``itemID``, ``parentItemID``, ``linkMode``, ``contentType``, ``path``
+- ``itemAnnotations`` (when present): ``itemID``, ``parentItemID`` (the attachment), ``type``,
+  ``text``, ``comment``, ``color``, ``pageLabel``, ``position`` (JSON; ``pageIndex`` and
+  ``rects`` for a PDF)
+- ``itemNotes`` (when present): ``itemID``, ``parentItemID``, ``note`` (HTML), ``title``
 
 Item types, fields and creator types are looked up by name, never by id: Zotero assigns their
 ids when it installs its global schema, so they differ between databases. ``*Combined`` tables
@@ -50,8 +54,12 @@ section's ``bookTitle``, a conference paper's ``proceedingsTitle`` (else its
 contributors. Attachments are in Zotero's ``getBestAttachments`` order (matching the parent's
 URL first, then oldest first), so the first is the one Zotero opens for the item.
 
-Only PDF files are indexed. Notes and annotations are not items here; EPUB files, HTML
-snapshots, linked URLs and other files are left out and counted in one log line per read.
+Only PDF files are indexed. EPUB files, HTML snapshots, linked URLs and other files are left
+out and counted in one log line per read. What the user wrote in Zotero is read too: the
+annotations of the PDFs read (highlights and underlines with the text under them, notes, text
+and ink annotations, image annotations with the region they mark; each with its comment, page,
+colour and tags), child notes (their item's) and standalone notes (items of their own, in the
+collections they are filed in), their HTML turned into text (:func:`note_text`).
 Files read besides the database: ``storage/<key>/.zotero-ft-cache`` (only its existence is
 checked here).
 
@@ -62,6 +70,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 import logging
 import os
 import pathlib
@@ -71,6 +80,7 @@ import sqlite3
 import tempfile
 import time
 from collections import defaultdict
+from html.parser import HTMLParser
 
 from services.common.errors import InvalidArgument, NotFound
 
@@ -188,6 +198,46 @@ class ZoteroItem:
     authors: tuple[Creator, ...] = ()
 
 
+# Zotero.Annotations.ANNOTATION_TYPE_* (xpcom/annotations.js).
+ANNOTATION_TYPES = {1: "highlight", 2: "note", 3: "image", 4: "ink", 5: "underline", 6: "text"}
+
+
+@dataclasses.dataclass(frozen=True)
+class Annotation:
+    """An annotation on a PDF attachment that is read. ``text`` is what a highlight or an
+    underline covers (empty for the other types); ``comment`` is what the user wrote (a text
+    annotation's own text is its comment). ``page`` is 1-based (``position.pageIndex`` + 1;
+    None when the position has none), ``page_label`` the page's printed label, ``rects`` the
+    region in PDF points (x1, y1, x2, y2), for an image annotation the text under it."""
+
+    key: str
+    attachment_key: str
+    item_key: str  # the attachment's parent item, or the attachment for a standalone PDF
+    annotation_type: str
+    text: str
+    comment: str
+    color: str
+    page: int | None
+    page_label: str
+    rects: tuple[tuple[float, float, float, float], ...]
+    tags: tuple[str, ...]
+    date_modified: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Note:
+    """A Zotero note: a child of ``parent_key``'s item, or standalone (``parent_key`` None; it
+    is then an item of the snapshot too, of type ``note``). ``text`` is its HTML as text."""
+
+    key: str
+    library_id: int
+    parent_key: str | None
+    title: str
+    text: str
+    tags: tuple[str, ...]
+    date_modified: str
+
+
 @dataclasses.dataclass(frozen=True)
 class Collection:
     key: str
@@ -198,10 +248,13 @@ class Collection:
 
 @dataclasses.dataclass(frozen=True)
 class LibrarySnapshot:
-    """Every item and collection outside the trash, across the user and group libraries."""
+    """Every item and collection outside the trash, across the user and group libraries, and
+    what the user wrote: the annotations of the PDFs read, and the notes."""
 
     items: list[ZoteroItem]
     collections: list[Collection]
+    annotations: list[Annotation] = dataclasses.field(default_factory=list)
+    notes: list[Note] = dataclasses.field(default_factory=list)
 
     def items_by_key(self) -> dict[str, ZoteroItem]:
         return {item.key: item for item in self.items}
@@ -320,7 +373,7 @@ def _read_copy(
                 f"(missing tables: {', '.join(sorted(missing))})",
                 code="not_a_zotero_db",
             )
-        return _Reader(conn, zotero_dir, base_attachment_dir, "deletedCollections" in tables).read()
+        return _Reader(conn, zotero_dir, base_attachment_dir, tables).read()
     finally:
         conn.close()
 
@@ -333,12 +386,13 @@ class _Reader:
         conn: sqlite3.Connection,
         zotero_dir: pathlib.Path,
         base_attachment_dir: pathlib.Path | None,
-        has_deleted_collections: bool,
+        tables: set[str],
     ) -> None:
         self.conn = conn
         self.storage = zotero_dir / STORAGE_DIR
         self.base_attachment_dir = base_attachment_dir
-        self.has_deleted_collections = has_deleted_collections
+        self.has_deleted_collections = "deletedCollections" in tables
+        self.tables = tables
 
     def read(self) -> LibrarySnapshot:
         q = self.conn.execute
@@ -358,11 +412,34 @@ class _Reader:
         tags = self._tags()
         collections, item_collections = self._collections(library_names)
         attachments, standalone = self._attachments(items, keys, fields)
+        notes = self._notes(items, keys, tags)
+        standalone_notes = {n.key: n for n in notes if n.parent_key is None}
 
         result = []
         for item_id, (_, type_id, library_id, key, modified, _) in items.items():
             type_name = type_names.get(type_id, "")
             if type_name in _NOT_REGULAR_TYPES and item_id not in standalone:
+                note = standalone_notes.get(key)
+                if note is not None:  # an item of its own, in its collections
+                    result.append(
+                        ZoteroItem(
+                            key=key,
+                            library_id=library_id,
+                            library_name=library_names[library_id],
+                            item_type="note",
+                            title=note.title,
+                            creators=(),
+                            date=None,
+                            year=None,
+                            publication=None,
+                            doi=None,
+                            abstract=None,
+                            tags=note.tags,
+                            collection_keys=tuple(sorted(item_collections.get(item_id, ()))),
+                            attachments=(),
+                            date_modified=str(modified),
+                        )
+                    )
                 continue
             values = fields.get(item_id, {})
             own = (standalone[item_id],) if item_id in standalone else attachments.get(item_id, ())
@@ -388,7 +465,85 @@ class _Reader:
                     authors=_authors(everyone, primary_types.get(type_id)),
                 )
             )
-        return LibrarySnapshot(items=result, collections=collections)
+        annotations = self._annotations(items, keys, attachments, standalone, tags)
+        return LibrarySnapshot(
+            items=result, collections=collections, annotations=annotations, notes=notes
+        )
+
+    def _annotations(
+        self,
+        items: dict[int, tuple[int, int, int, str, str, str]],
+        keys: dict[int, str],
+        attachments: dict[int, list[Attachment]],
+        standalone: dict[int, Attachment],
+        tags: dict[int, list[str]],
+    ) -> list[Annotation]:
+        """The annotations of the PDF attachments read (outside the trash, as they are)."""
+        if "itemAnnotations" not in self.tables:
+            return []
+        owner: dict[str, str] = {}  # attachment key -> the item it belongs to
+        for parent_id, children in attachments.items():
+            for attachment in children:
+                owner[attachment.key] = keys[parent_id]
+        for attachment in standalone.values():
+            owner[attachment.key] = attachment.key
+        out = []
+        for item_id, parent_id, type_id, text, comment, color, label, position in self.conn.execute(
+            "SELECT itemID, parentItemID, type, text, comment, color, pageLabel, position "
+            "FROM itemAnnotations ORDER BY parentItemID, sortIndex, itemID"
+        ):
+            attachment_key = keys.get(parent_id)
+            if item_id not in items or attachment_key not in owner:
+                continue
+            page, rects = _pdf_position(position)
+            out.append(
+                Annotation(
+                    key=keys[item_id],
+                    attachment_key=attachment_key,
+                    item_key=owner[attachment_key],
+                    annotation_type=ANNOTATION_TYPES.get(int(type_id or 0), "unknown"),
+                    text=(text or "").strip(),
+                    comment=(comment or "").strip(),
+                    color=color or "",
+                    page=page,
+                    page_label=label or "",
+                    rects=rects,
+                    tags=tuple(sorted(tags.get(item_id, ()), key=str.casefold)),
+                    date_modified=str(items[item_id][4]),
+                )
+            )
+        return out
+
+    def _notes(
+        self,
+        items: dict[int, tuple[int, int, int, str, str, str]],
+        keys: dict[int, str],
+        tags: dict[int, list[str]],
+    ) -> list[Note]:
+        """Child notes of the items read, and standalone notes (outside the trash)."""
+        if "itemNotes" not in self.tables:
+            return []
+        out = []
+        for item_id, parent_id, html, title in self.conn.execute(
+            "SELECT itemID, parentItemID, note, title FROM itemNotes ORDER BY itemID"
+        ):
+            if item_id not in items or (parent_id is not None and parent_id not in items):
+                continue  # trashed, or a note of an item in the trash
+            text = note_text(html or "")
+            if not text:
+                continue
+            out.append(
+                Note(
+                    key=keys[item_id],
+                    library_id=items[item_id][2],
+                    parent_key=keys.get(parent_id) if parent_id is not None else None,
+                    title=(title or "").strip() or text.split("\n", 1)[0][:120],
+                    text=text,
+                    tags=tuple(sorted(tags.get(item_id, ()), key=str.casefold)),
+                    date_modified=str(items[item_id][4]),
+                )
+            )
+        return out
 
     def _library_names(self) -> dict[int, str]:
         groups = dict(self.conn.execute("SELECT libraryID, name FROM groups").fetchall())
@@ -618,3 +773,64 @@ def _doi_from_extra(extra: str | None) -> str | None:
     """Zotero keeps a DOI for item types without a DOI field as a "DOI: ..." line in Extra."""
     match = _EXTRA_DOI.search(extra or "")
     return match.group(1) if match else None
+
+
+def _pdf_position(
+    raw: str | None,
+) -> tuple[int | None, tuple[tuple[float, float, float, float], ...]]:
+    """(1-based page, rects) of a PDF annotation's ``position``; (None, ()) for another
+    reader's (EPUB, snapshot) or a position that cannot be read."""
+    try:
+        position = json.loads(raw or "{}")
+    except ValueError:
+        return None, ()
+    if not isinstance(position, dict) or not isinstance(position.get("pageIndex"), int):
+        return None, ()
+    rects = []
+    for rect in position.get("rects") or []:
+        if isinstance(rect, list) and len(rect) == 4:
+            try:
+                x1, y1, x2, y2 = (float(v) for v in rect)
+            except (TypeError, ValueError):
+                continue
+            rects.append((x1, y1, x2, y2))
+    return position["pageIndex"] + 1, tuple(rects)
+
+
+# Elements after which a note's text breaks a line (Zotero's note editor writes these).
+_BLOCKS = frozenset("p div br li ul ol h1 h2 h3 h4 h5 h6 blockquote pre tr table hr dt dd".split())
+
+
+class _NoteText(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.skip = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in ("script", "style"):
+            self.skip += 1
+        elif tag in _BLOCKS:
+            self.parts.append("\n")
+        if tag == "li":
+            self.parts.append("- ")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("script", "style"):
+            self.skip = max(0, self.skip - 1)
+        elif tag in _BLOCKS:
+            self.parts.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if not self.skip:
+            self.parts.append(data)
+
+
+def note_text(html: str) -> str:
+    """A Zotero note's HTML as plain text: a paragraph (blank lines between) per paragraph,
+    heading and list item, the words of each joined by single spaces."""
+    parser = _NoteText()
+    parser.feed(html)
+    parser.close()
+    lines = (" ".join(line.split()) for line in "".join(parser.parts).splitlines())
+    return "\n\n".join(line for line in lines if line)

@@ -642,50 +642,97 @@ def add_other_attachment(
     return key
 
 
-def add_note(zotero_dir: pathlib.Path, parent_key: str | None, html: str) -> str:
-    """A child note of ``parent_key`` (or a standalone note), stored as Zotero does: an item
-    of type note and its HTML in ``itemNotes``. Returns its key."""
+def add_note(
+    zotero_dir: pathlib.Path,
+    parent_key: str | None,
+    html: str,
+    *,
+    collections: Sequence[str] = (),
+    tags: Sequence[str] = (),
+) -> str:
+    """A child note of ``parent_key`` (or a standalone note, filed in ``collections`` by name),
+    stored as Zotero does: an item of type note and its HTML in ``itemNotes``. Returns its
+    key."""
     key = zotero_key(f"note:{parent_key}:{html}")
     with _connect(zotero_dir) as conn:
         parent_id = _item_id(conn, parent_key) if parent_key else None
         item_id = _insert_item(
-            conn, key=key, item_type="note", fields={}, creators=(), tags=[], when=_now()
-        )
-        title = " ".join(re.sub(r"<[^>]*>", " ", html).split())[:80]  # the start of its text
+            conn, key=key, item_type="note", fields={}, creators=(),
+            tags=[(t, 0) for t in tags], when=_now(),
+        )  # fmt: skip
+        # Zotero.Utilities.Item.noteToTitle: the first line of its text, at most 120 characters.
+        lines = re.sub(r"<[^>]*>", "", re.sub(r"</(?:p|h\d|li|div)>|<br\s*/?>", "\n", html))
+        title = next((" ".join(t.split()) for t in lines.splitlines() if t.strip()), "")[:120]
         conn.execute(
             "INSERT INTO itemNotes (itemID, parentItemID, note, title) VALUES (?, ?, ?, ?)",
             (item_id, parent_id, f'<div data-schema-version="9">{html}</div>', title),
         )
+        for name in collections:
+            conn.execute(
+                "INSERT INTO collectionItems (collectionID, itemID, orderIndex) "
+                "SELECT collectionID, ?, 0 FROM collections WHERE key = ?",
+                (item_id, collection_key(name)),
+            )
     return key
 
 
+# Zotero.Annotations.ANNOTATION_TYPE_*
+ANNOTATION_TYPE_IDS = {"highlight": 1, "note": 2, "image": 3, "ink": 4, "underline": 5, "text": 6}
+
+
 def add_annotation(
-    zotero_dir: pathlib.Path, attachment_key: str, *, text: str, comment: str = "", page: int = 1
+    zotero_dir: pathlib.Path,
+    attachment_key: str,
+    *,
+    text: str = "",
+    comment: str = "",
+    page: int = 1,
+    annotation_type: str = "highlight",
+    color: str = "#ffd400",
+    page_label: str | None = None,
+    tags: Sequence[str] = (),
+    position: str | None = None,
+    rect: tuple[float, float, float, float] = (72.0, 700.0, 300.0, 712.0),
 ) -> str:
-    """A highlight on a PDF attachment, as Zotero's reader saves one (an item of type
-    annotation whose parent is the attachment, and its ``itemAnnotations`` row)."""
-    key = zotero_key(f"annotation:{attachment_key}:{text}")
+    """An annotation on a PDF attachment, as Zotero's reader saves one (an item of type
+    annotation whose parent is the attachment, and its ``itemAnnotations`` row): a highlight
+    by default; ``text`` is what a highlight or underline covers, ``comment`` the user's words,
+    ``page`` 1-based (``position`` replaces the PDF position written from it and ``rect``).
+    Returns its key."""
+    key = zotero_key(f"annotation:{attachment_key}:{annotation_type}:{text}:{comment}:{page}")
     with _connect(zotero_dir) as conn:
         parent_id = _item_id(conn, attachment_key)
         item_id = _insert_item(
-            conn, key=key, item_type="annotation", fields={}, creators=(), tags=[], when=_now()
-        )
-        position = f'{{"pageIndex":{page - 1},"rects":[[72.0,700.0,300.0,712.0]]}}'
+            conn, key=key, item_type="annotation", fields={}, creators=(),
+            tags=[(t, 0) for t in tags], when=_now(),
+        )  # fmt: skip
+        if position is None:
+            position = f'{{"pageIndex":{page - 1},"rects":[[{",".join(map(str, rect))}]]}}'
         conn.execute(
             "INSERT INTO itemAnnotations (itemID, parentItemID, type, authorName, text, comment, "
             "color, pageLabel, sortIndex, position, isExternal) "
-            "VALUES (?, ?, 1, '', ?, ?, '#ffd400', ?, ?, ?, 0)",
+            "VALUES (?, ?, ?, '', ?, ?, ?, ?, ?, ?, 0)",
             (
                 item_id,
                 parent_id,
-                text,
-                comment,
-                str(page),
+                ANNOTATION_TYPE_IDS[annotation_type],
+                text or None,
+                comment or None,
+                color,
+                str(page) if page_label is None else page_label,
                 f"{page - 1:05d}|000000|00000",
                 position,
             ),
         )
     return key
+
+
+def set_annotation_comment(zotero_dir: pathlib.Path, annotation_key: str, comment: str) -> None:
+    """Edit an annotation's comment, as the reader's sidebar does (dateModified moves on)."""
+    with _connect(zotero_dir) as conn:
+        item_id = _item_id(conn, annotation_key)
+        conn.execute("UPDATE itemAnnotations SET comment = ? WHERE itemID = ?", (comment, item_id))
+        conn.execute("UPDATE items SET dateModified = ? WHERE itemID = ?", (_now(), item_id))
 
 
 def erase_item(zotero_dir: pathlib.Path, item_key: str) -> None:

@@ -62,7 +62,9 @@ request_search_extension instead. You will receive no replies from the user."""
 SYNTHESIZER_INSTRUCTION = """\
 You write the final answer of a research assistant from numbered evidence retrieved from the
 user's own papers. Use only that evidence. Cite every claim as [n, p. X] where n is the evidence
-number and X the page. When the evidence does not cover part of the question, say so plainly.
+number and X the page (a note has no page: cite it as [n]). Evidence marked "your highlight",
+"your comment" or "your note" is what the user wrote in Zotero: say so when you use it ("your
+note says ..."). When the evidence does not cover part of the question, say so plainly.
 Structure: a direct answer first, then details; end with a '# Cited Sources' section."""
 
 

@@ -6,7 +6,9 @@ sentence is on the cited page of the paper, after the same normalisation of both
 punctuation, spacing, hyphenation). A paraphrase counts as verified when the page holds
 :data:`PARAPHRASE_SHARE` of its content words. When the quote is on another page of the cited
 passage, ``found_on_page`` says which. The offline model's quotes are verbatim, so its
-citations verify exactly; real models get the same check.
+citations verify exactly; real models get the same check. What the user wrote in Zotero is checked
+against itself: a note or a comment against its text, a highlight against its page (the
+highlighted words are the paper's) or else its comment.
 """
 
 from __future__ import annotations
@@ -123,6 +125,14 @@ async def verify(
     out: list[dict[str, Any]] = []
     for c in citations:
         piece = by_n.get(c["n"], {})
+        own = piece.get("origin")
+        quote = str(c.get("quote") or "")
+        if own in ("comment", "note") or (own and not c.get("page")):
+            # The user's own words are not on the paper's page: the quote is checked against
+            # the comment or note it cites (its text as the index holds it).
+            checked = on_page(quote, str(piece.get("text") or "")) if quote else None
+            out.append({**c, "verified": checked})
+            continue
         first = int(piece.get("page") or c["page"])
         last = max(int(piece.get("page_end") or first), first)
         attachment = str(c.get("attachment_key") or piece.get("attachment_key") or "")
@@ -132,11 +142,12 @@ async def verify(
             # run could be the whole paper, and read_document stops after MAX_READ_PAGES,
             # maybe before the passage's own pages (where ``found_on_page`` looks).
             pages.update(await read(c["item_key"], c["page"], c["page"], attachment))
-        quote = str(c.get("quote") or "")
         if not pages or not quote:  # unreadable, or nothing quoted to check (a sources line)
             out.append({**c, "verified": None})
             continue
         verified = on_page(quote, pages.get(c["page"], ""))
+        if own and not verified:  # a highlight's comment: the annotation's own words
+            verified = on_page(quote, str(piece.get("text") or ""))
         entry = {**c, "verified": verified}
         if not verified:
             elsewhere = next((p for p, text in sorted(pages.items()) if on_page(quote, text)), None)

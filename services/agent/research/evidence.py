@@ -174,6 +174,19 @@ def select_evidence(
     return chosen
 
 
+def own_first(
+    evidence: list[dict[str, Any]], ranked: list[tuple[str, float, int]] | None
+) -> list[tuple[str, float, int]]:
+    """``ranked`` (retrieval order when None) with what the user wrote first: a question about
+    their own notes prefers them."""
+    if ranked is None:
+        ranked = [
+            (p["id"], float(p.get("score") or 0.0), int(p.get("words") or 0)) for p in evidence
+        ]
+    own = {p["id"] for p in evidence if p.get("origin")}
+    return [r for r in ranked if r[0] in own] + [r for r in ranked if r[0] not in own]
+
+
 def _cite_label(piece: dict[str, Any]) -> str:
     authors = piece.get("authors") or []
     lead = authors[0].split(",")[0].split()[-1] if authors else ""
@@ -189,20 +202,34 @@ def number_evidence(selected: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{**p, "n": i + 1, "label": _cite_label(p)} for i, p in enumerate(selected)]
 
 
+# How evidence the user wrote is named to the writer and in the sources (``origin``).
+OWN_NAMES = {"highlight": "your highlight", "comment": "your comment", "note": "your note"}
+
+
 def evidence_block(p: dict[str, Any]) -> str:
     """One numbered piece as the synthesizer reads it: ``### [n] label "title" item KEY, p. X``
-    and the passage (``offline_sentences.EVIDENCE_BLOCK`` parses it back)."""
-    pages = f"p. {p['page']}" + (
-        f"-{p['page_end']}" if p.get("page_end") and p["page_end"] != p["page"] else ""
-    )
+    and the passage (``offline_sentences.EVIDENCE_BLOCK`` parses it back). What the user
+    wrote says so: ``, your highlight KEY`` (the annotation), ``, your note KEY "title"``
+    (a note has no page)."""
+    own = OWN_NAMES.get(str(p.get("origin") or ""))
+    pages = ""
+    if p.get("page"):
+        pages = f", p. {p['page']}" + (
+            f"-{p['page_end']}" if p.get("page_end") and p["page_end"] != p["page"] else ""
+        )
     # Which of the item's PDFs the passage is from (an item may have several).
     pdf = f", PDF {p['attachment_key']}" if p.get("attachment_key") else ""
     section = f", section {p['section']!r}" if p.get("section") else ""
+    mine = ""
+    if own:
+        mine = f", {own} {p.get('source_key') or '-'}"
+        if p.get("note_title"):
+            mine += f" {str(p['note_title'])[:80]!r}"
     found_by = f"\n(found by: {p['query']})" if p.get("kind") == "chunk" and p.get("query") else ""
     # "### [n]" opens a block: passages may themselves hold lines like "[1] ..." (R output).
     return (
-        f'### [{p["n"]}] {p.get("label", "")} "{p.get("title", "")}" item {p["item_key"]}, '
-        f"{pages}{pdf}{section}{found_by}\n{str(p.get('text') or '').strip()}"
+        f'### [{p["n"]}] {p.get("label", "")} "{p.get("title", "")}" item {p["item_key"]}'
+        f"{pages}{pdf}{section}{mine}{found_by}\n{str(p.get('text') or '').strip()}"
     )
 
 
@@ -228,7 +255,8 @@ def synthesis_prompt(
         parts.append(f"Aspects the search found no evidence for:\n{gaps}")
     parts.append(
         f"{SYNTHESIS_INSTRUCTION_START} Cite every claim with the evidence number "
-        "and page, like [3, p. 12]. Say plainly which aspects the library does not cover. End "
+        "and page, like [3, p. 12] (a note has no page: [4]). Say plainly which aspects the "
+        "library does not cover. End "
         "with a '# Cited Sources' section listing each cited number with its authors, year, "
         "title, item key and pages."
     )
@@ -255,5 +283,10 @@ def extract_citations(answer: str, numbered: list[dict[str, Any]]) -> list[dict[
         }
         if piece.get("attachment_key"):
             cited["attachment_key"] = piece["attachment_key"]  # which of the item's PDFs
+        if piece.get("origin"):  # what the user wrote: the annotation or note it opens
+            cited["origin"] = piece["origin"]
+            cited["source_key"] = piece.get("source_key") or ""
+            if piece.get("note_title"):
+                cited["note_title"] = piece["note_title"]
         found.setdefault((n, page), cited)
     return list(found.values())

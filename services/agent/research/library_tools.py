@@ -45,6 +45,7 @@ class Library(Protocol):
         item_keys: list[str] | None = None,
         collection_key: str | None = None,
         chunk_ids: bool = False,
+        kinds: list[str] | None = None,
     ) -> tuple[list[dict[str, Any]], float]: ...
 
     async def table_of_contents(
@@ -83,6 +84,14 @@ def _parse_scope(scope: str | list[str] | None) -> tuple[list[str] | None, str |
     return list(scope), None
 
 
+# search_corpus's ``of``: which passages (the library service's kinds).
+SEARCH_OF = {
+    "all": None,
+    "papers": ["text"],
+    "mine": ["highlight", "comment", "note"],
+}
+
+
 def _page(value: int | None) -> int:
     return int(value) if value else 0
 
@@ -91,26 +100,32 @@ def make_library_tools(library: Library) -> list[Tool]:
     """search_corpus, get_document_toc and read_document over ``library``."""
 
     async def search_corpus(
-        query: str, scope: str | list[str] = "library", k: int = 10
+        query: str, scope: str | list[str] = "library", k: int = 10, of: str = "all"
     ) -> dict[str, Any]:
         """Search the user's Zotero library for passages relevant to a question.
 
         Call this first for any question about the user's papers, with a focused query in your
         own words (one aspect at a time works better than the whole question). Results come
-        from keyword and semantic search combined, best first.
+        from keyword and semantic search combined, best first. Besides the papers' text, the
+        library holds what the user wrote in Zotero: their highlights (with comments), their
+        comments on pages, and their notes.
 
         Args:
             query: What to look for, in natural language.
             scope: "library" for every paper, "collection:<KEY>" for one Zotero collection, or a
                 list of item keys (e.g. ["ABCD1234"]) to search only those papers.
             k: How many passages to return (1 to 50).
+            of: "all" (default), "papers" (only the papers' text) or "mine" (only the user's
+                highlights, comments and notes: for "what did I note / highlight / write").
 
         Returns:
             {"status": "success", "results": [{"chunk_id", "item_key", "attachment_key",
             "title", "authors", "year", "page", "page_end", "section", "score", "word_count",
-            "text"}]}. Cite a passage by its item_key and page; attachment_key names the PDF of
-            the item it comes from (a paper may have several: pass it to read_document to read
-            the same one). An empty list means nothing in scope matched.
+            "text", "kind"}]}. kind is "text" (the paper), "highlight", "comment" or "note"
+            (the user's own; with "source_key", the annotation or note, and "note_title").
+            Cite a passage by its item_key and page (a note has no page); attachment_key names
+            the PDF of the item it comes from (a paper may have several: pass it to
+            read_document to read the same one). An empty list means nothing in scope matched.
         """
         item_keys, collection = _parse_scope(scope)
         try:
@@ -120,6 +135,7 @@ def make_library_tools(library: Library) -> list[Tool]:
                 item_keys=item_keys,
                 collection_key=collection,
                 chunk_ids=True,
+                kinds=SEARCH_OF.get(of),
             )
         except ZocratesError as exc:
             return _counted(SEARCH_CORPUS, _error(exc))

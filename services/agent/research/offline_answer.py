@@ -28,6 +28,8 @@ from services.agent.research.citations import PageReader, on_page
 from services.agent.research.offline_questions import (
     STOP,
     Part,
+    about_own_writing,
+    own_writing_subject,
     question_parts,
     unmentioned_names,
 )
@@ -148,6 +150,15 @@ async def compose_answer(
     notice: str,
     read_pages: PageReader | None = None,
 ) -> str:
+    own = [b for b in blocks if b.origin]
+    if own and about_own_writing(question):
+        # "What did I note about X": quoted from what the user wrote about X, if any of it
+        # answers; else from everything, as any question.
+        mine = await compose_answer(
+            own_writing_subject(question), own, [], scorer, notice=notice, read_pages=read_pages
+        )
+        if f"\n{NO_EVIDENCE}: " not in mine:
+            return mine
     lines = [notice, ""]
     sentences = candidate_sentences(blocks)
     parts = question_parts(question, blocks)
@@ -233,22 +244,28 @@ def _cite(
 ) -> str:
     page = pages.get(sentence.id, sentence.page)
     cited.setdefault(sentence.block.n, (sentence.block, set()))[1].add(page)
+    if not page:  # a note: no page to name
+        return f'"{sentence.text}" [{sentence.block.n}]'
     return f'"{sentence.text}" [{sentence.block.n}, p. {page}]'
 
 
 def cited_sources(cited: dict[int, tuple[Block, set[int]]]) -> list[str]:
     """One line per paper (per PDF, when an item has two), in order of its first number:
     every evidence number cited from it, then the pages its quotes are on:
-    ``[1], [3] Doe (2020). A Paper. Item KEY, pp. 9, 10.``"""
-    papers: dict[tuple[str, str], list[int]] = {}
+    ``[1], [3] Doe (2020). A Paper. Item KEY, pp. 9, 10.`` What the user wrote has a line
+    of its own: ``[4] Doe (2020). A Paper. Item KEY, your highlight, p. 7.``"""
+    papers: dict[tuple[str, str, str], list[int]] = {}
     for n in sorted(cited):
         block = cited[n][0]
-        papers.setdefault((block.key, block.attachment_key), []).append(n)
+        papers.setdefault((block.key, block.attachment_key, block.source_key), []).append(n)
     out: list[str] = []
     for numbers in papers.values():
         block = cited[numbers[0]][0]
-        pages = sorted(set().union(*(cited[n][1] for n in numbers)))
+        pages = sorted(p for p in set().union(*(cited[n][1] for n in numbers)) if p)
         where = ("p. " if len(pages) == 1 else "pp. ") + ", ".join(map(str, pages))
+        if block.origin:
+            named = f" \u201c{block.note_title}\u201d" if block.note_title else ""
+            where = f"your {block.origin}{named}" + (f", {where}" if pages else "")
         marks = ", ".join(f"[{n}]" for n in numbers)
         out.append(f"{marks} {block.label}. {block.title}. Item {block.key}, {where}.")
     return out

@@ -38,7 +38,11 @@ from google.genai import types
 from services.agent.research import evidence as ev
 from services.agent.research.followups import Turn, standalone_request
 from services.agent.research.offline_answer import compose_answer, scorer_from_reranker
-from services.agent.research.offline_questions import question_parts, subject_queries
+from services.agent.research.offline_questions import (
+    about_own_writing,
+    question_parts,
+    subject_queries,
+)
 from services.agent.research.offline_sentences import Block, parse_blocks
 from services.common.adk.names import SEARCH_LIBRARY
 from services.common.stopwords import stopwords
@@ -302,12 +306,19 @@ class OfflineLlm(BaseLlm):
                     for h in hits
                 ]
                 queries += [q for q in subject_queries(question, found) if q not in queries]
+        # "What did I note about ...": what the user wrote in Zotero is searched first.
+        mine = [question] if not extension and about_own_writing(question) else []
+        if not blocked and len(searched) < len(mine):
+            return _call("search_corpus", query=question, k=SEARCH_K, of="mine")
+        searched = searched[len(mine) :]
         if not blocked and len(searched) < len(queries):
             k = SEARCH_K if len(queries) == 1 else PART_SEARCH_K
             return _call("search_corpus", query=queries[len(searched)], k=k)
         if not blocked and not extension and len(reads) < 2:
             best: list[dict[str, Any]] = []
             for hit in hits:
+                if not hit.get("page"):
+                    continue  # a note: no page of the paper to read
                 if all(b["item_key"] != hit["item_key"] for b in best):
                     best.append(hit)
             if len(best) > len(reads):

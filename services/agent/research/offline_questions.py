@@ -174,3 +174,42 @@ def subject_queries(question: str, blocks: Sequence[Block]) -> list[str]:
     "How do lme4 fit ...", "How do brms fit ..."), so each gets evidence of its own."""
     parts = question_parts(question, blocks)
     return list(dict.fromkeys(p.query for p in parts if p.papers is not None))
+
+
+# "what did I note / write / highlight about ...", "my notes on ...", "my highlights in ...":
+# the question asks what the user wrote in Zotero, not what the papers say.
+_OWN_WRITING = re.compile(
+    r"\b(?:i|i've|i'd)\s+(?:\w+\s+){0,2}?(?:note|noted|wrote|write|written|highlight|highlighted"
+    r"|underline|underlined|annotate|annotated|comment|commented|mark|marked|jot|jotted)\b"
+    r"|\bmy\s+(?:own\s+)?(?:notes?|highlights?|annotations?|comments?|underlines?|markings?"
+    r"|reading\s+notes)\b",
+    re.I,
+)
+
+
+def about_own_writing(question: str) -> bool:
+    """Whether ``question`` asks about what the user wrote in Zotero (their notes, highlights,
+    comments): those are searched first and preferred as evidence."""
+    return bool(_OWN_WRITING.search(question))
+
+
+_LEAD = re.compile(
+    r"^(?:\s*(?:about|on|in|regarding|concerning|for|of|to|the|paper|papers|down|up)\b)+", re.I
+)
+_ASK_WORDS = (
+    r"what|which|where|when|how|why|did|do|does|have|has|had|show|list|find|give|tell|me|all"
+    r"|of|the|any|were|was|in|on"
+)
+_ASK = re.compile(rf"^\s*(?:(?:{_ASK_WORDS})\b\s*)+", re.I)
+_ASK_TAIL = re.compile(rf"(?:[\s,;:]*\b(?:{_ASK_WORDS}))+[\s,;:]*$", re.I)
+
+
+def own_writing_subject(question: str) -> str:
+    """What a question about the user's own writing is about: "What did I note about REML?"
+    is about "REML", "my highlights on sandwich estimators" about "sandwich estimators"."""
+    match = _OWN_WRITING.search(question)
+    if match is None:
+        return question.strip()
+    after = _LEAD.sub("", question[match.end() :]).strip(" ?.!,:;")
+    before = _ASK_TAIL.sub("", _ASK.sub("", question[: match.start()])).strip(" ?.!,:;")
+    return " ".join(part for part in (before, after) if part) or question.strip()

@@ -15,10 +15,12 @@ from collections.abc import Sequence
 
 MAX_CANDIDATES = 400
 EVIDENCE_BLOCK = re.compile(
-    r"^### \[(\d+)\] (.*?) \"(.*?)\" item (\S+), p\. (\d+)(?:-(\d+))?([^\n]*)\n"
+    r"^### \[(\d+)\] (.*?) \"(.*?)\" item ([^\s,]+)(?:, p\. (\d+)(?:-(\d+))?)?([^\n]*)\n"
     r"(.*?)(?=^### \[\d+\] |\Z)",
     re.S | re.M,
 )
+# What the user wrote (evidence.evidence_block): ", your highlight KEY", ", your note KEY 'T'".
+_OWN = re.compile(r", your (highlight|comment|note) ([^\s,]+)(?: '(.*?)'| \"(.*?)\")?(?=,|$)")
 _REFERENCES_SECTION = re.compile(
     r"section '(?:\d+(?:\.\d+)*\.?\s*)?(?:References|Bibliography|Literature cited)'", re.I
 )
@@ -52,6 +54,9 @@ class Block:
     page_end: int
     body: str
     attachment_key: str = ""  # the PDF the passage is from ("": the item's default)
+    origin: str = ""  # what the user wrote: "highlight", "comment" or "note" ("": the paper)
+    source_key: str = ""  # the annotation's or note's key
+    note_title: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -71,16 +76,20 @@ def parse_blocks(evidence_text: str) -> list[Block]:
             body = body.partition("\n")[2]
         if _REFERENCES_SECTION.search(rest):
             continue  # the bibliography: titles of other works, not answers
+        own = _OWN.search(rest)
         blocks.append(
             Block(
                 n=int(n),
                 label=label,
                 title=title,
                 key=key,
-                page=int(page),
-                page_end=int(page_end or page),
+                page=int(page or 0),
+                page_end=int(page_end or page or 0),
                 body=body.strip(),
                 attachment_key=pdf.group(1) if (pdf := _PDF.match(rest)) else "",
+                origin=own.group(1) if own else "",
+                source_key=own.group(2) if own else "",
+                note_title=(own.group(3) or own.group(4) or "") if own else "",
             )
         )
     return blocks

@@ -44,6 +44,7 @@ from services.agent.research.citations import verify as verify_citations
 from services.agent.research.harness import Ceilings, Harness, should_checkpoint
 from services.agent.research.markers import keep_markers
 from services.agent.research.offline_answer import Scorer
+from services.agent.research.offline_questions import about_own_writing
 from services.agent.research.offline_rank import rank_by_sentences
 from services.agent.research.pipeline_nodes import (
     TEARDOWN,
@@ -158,6 +159,10 @@ def build_search_pipeline(deps: PipelineDeps) -> Any:
             span.set_attribute("zocrates.rerank.fallback", ranked is None)
             if ranked is None:
                 span.set_attribute("zocrates.rerank.fallback_reason", fallback)
+            if about_own_writing(request):
+                # "What did I note about ...": the user's own highlights, comments and notes
+                # come first, each in its order; the papers' text follows.
+                ranked = ev.own_first(evidence, ranked)
             selected = ev.select_evidence(evidence, ranked, ceilings)
             span.set_attribute("zocrates.rerank.selected", len(selected))
             return selected

@@ -62,6 +62,19 @@ def _record(state: Any, pieces: list[dict[str, Any]]) -> int:
     return new_words
 
 
+def own_writing(hit: dict[str, Any]) -> dict[str, Any]:
+    """For a passage the user wrote (a highlight, a comment, a note): its ``origin`` and where
+    it is (the annotation's or note's key, the page label, the note's title)."""
+    origin = hit.get("kind") or "text"
+    if origin == "text":
+        return {}
+    return {
+        "origin": origin,
+        "source_key": hit.get("source_key") or "",
+        **{k: hit[k] for k in ("page_label", "note_title", "color") if hit.get(k)},
+    }
+
+
 def _scope_for(state: Any, requested: str | list[str] | None) -> str | list[str]:
     """The user's chosen scope wins; within the whole library the model may narrow it."""
     chosen = state.get(sk.SEARCH_SCOPE) or "library"
@@ -102,12 +115,18 @@ def make_subagent_tools(library_tools: list[Tool], default_ceilings: Ceilings) -
         return result
 
     async def search_corpus(
-        query: str, tool_context: ToolContext, scope: str | list[str] = "library", k: int = 8
+        query: str,
+        tool_context: ToolContext,
+        scope: str | list[str] = "library",
+        k: int = 8,
+        of: str = "all",
     ) -> dict[str, Any]:
         blocked, notice = _gate(tool_context)
         if blocked:
             return blocked
-        result = await inner_search(query=query, scope=_scope_for(tool_context.state, scope), k=k)
+        result = await inner_search(
+            query=query, scope=_scope_for(tool_context.state, scope), k=k, of=of
+        )
         if result.get("status") == "success":
             pieces = [
                 {
@@ -121,6 +140,7 @@ def make_subagent_tools(library_tools: list[Tool], default_ceilings: Ceilings) -
                     "text": r["text"],
                     "words": r.get("word_count") or len(r["text"].split()),
                     "score": r.get("score", 0.0),
+                    **own_writing(r),
                 }
                 for r in result["results"]
             ]

@@ -109,8 +109,21 @@ async def search(
     ] = None,
     mode: Annotated[Literal["hybrid", "keyword", "dense"], Query()] = "hybrid",
     rerank: Annotated[bool, Query(description="Rerank with the cross-encoder.")] = False,
+    kind: Annotated[
+        list[Literal["text", "highlight", "comment", "note"]] | None,
+        Query(
+            description="Only passages of these kinds (repeatable): `text` (the papers), "
+            "`highlight`, `comment`, `note` (what you wrote in Zotero)."
+        ),
+    ] = None,
 ) -> dict[str, Any]:
     results, took_ms = await state.library.search(
-        q, k=k, item_keys=item_keys, collection_key=collection, mode=mode, rerank=rerank
+        q,
+        k=k,
+        item_keys=item_keys,
+        collection_key=collection,
+        mode=mode,
+        rerank=rerank,
+        kinds=list(kind) if kind else None,
     )
     return {"status": "success", "query": q, "took_ms": round(took_ms, 2), "results": results}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, Field
 
 from services.gateway.schemas.base import Success
@@ -63,6 +65,10 @@ class LibraryStatus(Success):
         description="Attachments by state: indexed, no_text, failed, missing."
     )
     problems: list[AttachmentProblem] = Field(description="The worst first (at most 10).")
+    passages: dict[str, int] = Field(
+        default_factory=dict,
+        description="Passages by kind: text (the papers), highlight, comment, note (yours).",
+    )
 
 
 class Prioritized(Success):
@@ -84,6 +90,21 @@ class SearchHit(BaseModel):
     score: float
     word_count: int
     text: str
+    kind: Literal["text", "highlight", "comment", "note"] = Field(
+        default="text",
+        description="The paper's `text`, or what you wrote in Zotero: a `highlight` (the text "
+        "under it, and your comment), a `comment` (your words on a page) or a `note`.",
+    )
+    source_key: str | None = Field(
+        default=None, description="The annotation's or note's key (yours only)."
+    )
+    page_label: str | None = Field(default=None, description="The page's printed label.")
+    color: str | None = Field(default=None, description="The annotation's colour.")
+    annotation_type: str | None = Field(
+        default=None, description="highlight, underline, note, text, image or ink."
+    )
+    note_title: str | None = None
+    tags: list[str] | None = None
 
 
 class SearchResults(Success):

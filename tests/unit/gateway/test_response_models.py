@@ -91,6 +91,7 @@ def _library_status() -> dict[str, Any]:
         "embedding_phase": embedding_phase_dict(embedding),
         "attachment_states": {"indexed": 13, "no_text": 1},
         "problems": [problem_dict(problem)],
+        "passages": {"text": 900, "highlight": 4, "comment": 1, "note": 2},
     }
 
 
@@ -110,6 +111,23 @@ def _search_results() -> dict[str, Any]:
             word_count=5,
         ),
         pb.SearchHit(item_key="WXYZ9876", title="No year, no section", score=3.12e-05),
+        pb.SearchHit(
+            chunk_id="9",
+            item_key="ABCD1234",
+            attachment_key="PDF12345",
+            title="Fitting linear mixed-effects models using lme4",
+            page_start=7,
+            page_end=7,
+            score=0.5,
+            text="penalized least squares\nComment: the key idea",
+            word_count=6,
+            kind="highlight",
+            source_key="ANNO1234",
+            page_label="6",
+            color="#ffd400",
+            annotation_type="highlight",
+            tags=["method"],
+        ),
     ]
     return {
         "status": "success",

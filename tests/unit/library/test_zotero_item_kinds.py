@@ -194,20 +194,30 @@ def small(tmp_path: pathlib.Path) -> pathlib.Path:
     return zf.build_zotero_library(tmp_path / "zotero", files=PAPERS, renumbered=True)
 
 
-def test_notes_and_annotations_are_not_items(small: pathlib.Path) -> None:
+def test_child_notes_and_annotations_are_not_items_a_standalone_note_is(
+    small: pathlib.Path,
+) -> None:
     before = read_library(small)
     attachment = zf.paper_attachment_key("lme4__lmer.pdf")
     zf.add_note(small, LME4, "<h1>Reading notes</h1><p>bobyqa is the default optimizer</p>")
-    zf.add_note(small, None, "<p>A standalone note about mixed models</p>")
+    standalone = zf.add_note(small, None, "<p>A standalone note about mixed models</p>")
     trashed = zf.add_note(small, LME4, "<p>An old note</p>")
     zf.trash_item(small, trashed)
     zf.add_annotation(small, attachment, text="penalized least squares", comment="key idea")
     zf.add_annotation(small, attachment, text="REML criterion", page=3)
     after = read_library(small)
-    assert [_portable(i) for i in after.items] == [_portable(i) for i in before.items]
-    assert {i.item_type for i in after.items} == {"journalArticle"}
+    papers = [i for i in after.items if i.key != standalone]
+    assert [_portable(i) for i in papers] == [_portable(i) for i in before.items]
+    assert {i.item_type for i in papers} == {"journalArticle"}
+    note = after.items_by_key()[standalone]
+    assert (note.item_type, note.title, note.attachments) == (
+        "note",
+        "A standalone note about mixed models",
+        (),
+    )
     (pdf,) = after.items_by_key()[LME4].attachments
     assert pdf.key == attachment
+    assert len(after.notes) == 2 and len(after.annotations) == 2
 
 
 def _epub(path: pathlib.Path) -> pathlib.Path:

@@ -121,8 +121,15 @@ class GetLibraryStatusRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class LibraryStatus(_message.Message):
-    __slots__ = ("zotero_data_dir", "items", "attachments", "pages", "chunks", "last_sync_at", "syncing", "embedding_model", "embedding_dim", "index_bytes", "keyword_phase", "embedding_phase", "attachment_states", "problems")
+    __slots__ = ("zotero_data_dir", "items", "attachments", "pages", "chunks", "last_sync_at", "syncing", "embedding_model", "embedding_dim", "index_bytes", "keyword_phase", "embedding_phase", "attachment_states", "problems", "passages")
     class AttachmentStatesEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    class PassagesEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
         VALUE_FIELD_NUMBER: _ClassVar[int]
@@ -143,6 +150,7 @@ class LibraryStatus(_message.Message):
     EMBEDDING_PHASE_FIELD_NUMBER: _ClassVar[int]
     ATTACHMENT_STATES_FIELD_NUMBER: _ClassVar[int]
     PROBLEMS_FIELD_NUMBER: _ClassVar[int]
+    PASSAGES_FIELD_NUMBER: _ClassVar[int]
     zotero_data_dir: str
     items: int
     attachments: int
@@ -157,7 +165,8 @@ class LibraryStatus(_message.Message):
     embedding_phase: EmbeddingPhase
     attachment_states: _containers.ScalarMap[str, int]
     problems: _containers.RepeatedCompositeFieldContainer[AttachmentProblem]
-    def __init__(self, zotero_data_dir: _Optional[str] = ..., items: _Optional[int] = ..., attachments: _Optional[int] = ..., pages: _Optional[int] = ..., chunks: _Optional[int] = ..., last_sync_at: _Optional[float] = ..., syncing: _Optional[bool] = ..., embedding_model: _Optional[str] = ..., embedding_dim: _Optional[int] = ..., index_bytes: _Optional[int] = ..., keyword_phase: _Optional[_Union[KeywordPhase, _Mapping]] = ..., embedding_phase: _Optional[_Union[EmbeddingPhase, _Mapping]] = ..., attachment_states: _Optional[_Mapping[str, int]] = ..., problems: _Optional[_Iterable[_Union[AttachmentProblem, _Mapping]]] = ...) -> None: ...
+    passages: _containers.ScalarMap[str, int]
+    def __init__(self, zotero_data_dir: _Optional[str] = ..., items: _Optional[int] = ..., attachments: _Optional[int] = ..., pages: _Optional[int] = ..., chunks: _Optional[int] = ..., last_sync_at: _Optional[float] = ..., syncing: _Optional[bool] = ..., embedding_model: _Optional[str] = ..., embedding_dim: _Optional[int] = ..., index_bytes: _Optional[int] = ..., keyword_phase: _Optional[_Union[KeywordPhase, _Mapping]] = ..., embedding_phase: _Optional[_Union[EmbeddingPhase, _Mapping]] = ..., attachment_states: _Optional[_Mapping[str, int]] = ..., problems: _Optional[_Iterable[_Union[AttachmentProblem, _Mapping]]] = ..., passages: _Optional[_Mapping[str, int]] = ...) -> None: ...
 
 class PrioritizeItemsRequest(_message.Message):
     __slots__ = ("item_keys",)
@@ -172,23 +181,25 @@ class PrioritizeItemsReply(_message.Message):
     def __init__(self, chunks_pending: _Optional[int] = ...) -> None: ...
 
 class SearchLibraryRequest(_message.Message):
-    __slots__ = ("query", "k", "item_keys", "collection_key", "mode", "rerank")
+    __slots__ = ("query", "k", "item_keys", "collection_key", "mode", "rerank", "kinds")
     QUERY_FIELD_NUMBER: _ClassVar[int]
     K_FIELD_NUMBER: _ClassVar[int]
     ITEM_KEYS_FIELD_NUMBER: _ClassVar[int]
     COLLECTION_KEY_FIELD_NUMBER: _ClassVar[int]
     MODE_FIELD_NUMBER: _ClassVar[int]
     RERANK_FIELD_NUMBER: _ClassVar[int]
+    KINDS_FIELD_NUMBER: _ClassVar[int]
     query: str
     k: int
     item_keys: _containers.RepeatedScalarFieldContainer[str]
     collection_key: str
     mode: str
     rerank: bool
-    def __init__(self, query: _Optional[str] = ..., k: _Optional[int] = ..., item_keys: _Optional[_Iterable[str]] = ..., collection_key: _Optional[str] = ..., mode: _Optional[str] = ..., rerank: _Optional[bool] = ...) -> None: ...
+    kinds: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, query: _Optional[str] = ..., k: _Optional[int] = ..., item_keys: _Optional[_Iterable[str]] = ..., collection_key: _Optional[str] = ..., mode: _Optional[str] = ..., rerank: _Optional[bool] = ..., kinds: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class SearchHit(_message.Message):
-    __slots__ = ("chunk_id", "item_key", "title", "authors", "year", "page_start", "page_end", "section", "score", "text", "word_count", "attachment_key")
+    __slots__ = ("chunk_id", "item_key", "title", "authors", "year", "page_start", "page_end", "section", "score", "text", "word_count", "attachment_key", "kind", "source_key", "page_label", "color", "annotation_type", "note_title", "tags")
     CHUNK_ID_FIELD_NUMBER: _ClassVar[int]
     ITEM_KEY_FIELD_NUMBER: _ClassVar[int]
     TITLE_FIELD_NUMBER: _ClassVar[int]
@@ -201,6 +212,13 @@ class SearchHit(_message.Message):
     TEXT_FIELD_NUMBER: _ClassVar[int]
     WORD_COUNT_FIELD_NUMBER: _ClassVar[int]
     ATTACHMENT_KEY_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_KEY_FIELD_NUMBER: _ClassVar[int]
+    PAGE_LABEL_FIELD_NUMBER: _ClassVar[int]
+    COLOR_FIELD_NUMBER: _ClassVar[int]
+    ANNOTATION_TYPE_FIELD_NUMBER: _ClassVar[int]
+    NOTE_TITLE_FIELD_NUMBER: _ClassVar[int]
+    TAGS_FIELD_NUMBER: _ClassVar[int]
     chunk_id: str
     item_key: str
     title: str
@@ -213,7 +231,14 @@ class SearchHit(_message.Message):
     text: str
     word_count: int
     attachment_key: str
-    def __init__(self, chunk_id: _Optional[str] = ..., item_key: _Optional[str] = ..., title: _Optional[str] = ..., authors: _Optional[_Iterable[str]] = ..., year: _Optional[int] = ..., page_start: _Optional[int] = ..., page_end: _Optional[int] = ..., section: _Optional[str] = ..., score: _Optional[float] = ..., text: _Optional[str] = ..., word_count: _Optional[int] = ..., attachment_key: _Optional[str] = ...) -> None: ...
+    kind: str
+    source_key: str
+    page_label: str
+    color: str
+    annotation_type: str
+    note_title: str
+    tags: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, chunk_id: _Optional[str] = ..., item_key: _Optional[str] = ..., title: _Optional[str] = ..., authors: _Optional[_Iterable[str]] = ..., year: _Optional[int] = ..., page_start: _Optional[int] = ..., page_end: _Optional[int] = ..., section: _Optional[str] = ..., score: _Optional[float] = ..., text: _Optional[str] = ..., word_count: _Optional[int] = ..., attachment_key: _Optional[str] = ..., kind: _Optional[str] = ..., source_key: _Optional[str] = ..., page_label: _Optional[str] = ..., color: _Optional[str] = ..., annotation_type: _Optional[str] = ..., note_title: _Optional[str] = ..., tags: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class SearchLibraryReply(_message.Message):
     __slots__ = ("hits", "took_ms")
