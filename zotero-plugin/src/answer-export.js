@@ -30,15 +30,33 @@ const ITEM_KEY = /^[A-Z0-9]{8}$/;
  *   key: the attachment's; groupID: null for the user's library
  * @returns {string | null} null for a malformed key or group id
  */
-export function openPdfURL({ key, page = null, groupID = null }) {
+export function openPdfURL({ key, page = null, groupID = null, annotation = "" }) {
   if (!ITEM_KEY.test(String(key ?? ""))) return null;
-  let library = "library";
-  if (groupID != null) {
-    if (!Number.isInteger(Number(groupID)) || Number(groupID) < 1) return null;
-    library = `groups/${Number(groupID)}`;
-  }
-  const query = Number.isInteger(page) && page >= 1 ? `?page=${page}` : "";
+  const library = libraryPath(groupID);
+  if (library == null) return null;
+  const params = [];
+  if (Number.isInteger(page) && page >= 1) params.push(`page=${page}`);
+  // The reader opens at the annotation (OpenExtension's `annotation` parameter).
+  if (annotation && ITEM_KEY.test(String(annotation))) params.push(`annotation=${annotation}`);
+  const query = params.length ? `?${params.join("&")}` : "";
   return `zotero://open-pdf/${library}/items/${key}${query}`;
+}
+
+/**
+ * The link that selects an item (a note) in Zotero's items pane, where Zotero shows it:
+ * `zotero://select/library/items/KEY` or `zotero://select/groups/GROUPID/items/KEY`.
+ * @returns {string | null} null for a malformed key or group id
+ */
+export function selectURL({ key, groupID = null }) {
+  if (!ITEM_KEY.test(String(key ?? ""))) return null;
+  const library = libraryPath(groupID);
+  return library == null ? null : `zotero://select/${library}/items/${key}`;
+}
+
+function libraryPath(groupID) {
+  if (groupID == null) return "library";
+  if (!Number.isInteger(Number(groupID)) || Number(groupID) < 1) return null;
+  return `groups/${Number(groupID)}`;
 }
 
 /**
@@ -54,6 +72,9 @@ export function openPdfURL({ key, page = null, groupID = null }) {
 export function linkResolver(targets) {
   return (citation) => {
     const entry = targets.get(citation.item_key);
+    // What the user wrote opens itself: a note is selected, an annotation opens in its PDF.
+    if (citation.origin === "note" && citation.source_key)
+      return selectURL({ key: citation.source_key, groupID: entry?.groupID ?? null });
     const source = citation.attachment_key && entry?.attachments?.get(citation.attachment_key);
     const target = source || entry;
     if (!target?.key) return null;
@@ -61,6 +82,8 @@ export function linkResolver(targets) {
       key: target.key,
       groupID: target.groupID ?? null,
       page: target.pdf === false ? null : citation.page,
+      annotation:
+        source && citation.origin && citation.origin !== "note" ? citation.source_key : "",
     });
   };
 }
@@ -135,7 +158,11 @@ export function linkOf(linkFor, c, index) {
   const page = openPage(c, index && index.get(c.n));
   const item_key = c.itemKey ?? c.item_key;
   const attachment_key = c.attachmentKey ?? c.attachment_key ?? "";
-  return safeHref(linkFor({ n: c.n, item_key, attachment_key, page }));
+  const origin = c.origin ?? "";
+  const source_key = c.sourceKey ?? c.source_key ?? "";
+  // What the user wrote (a highlight, a comment, a note) names itself.
+  const own = origin && source_key ? { origin, source_key } : {};
+  return safeHref(linkFor({ n: c.n, item_key, attachment_key, page, ...own }));
 }
 
 /**

@@ -126,13 +126,17 @@ export function citationIndex(citations = [], text = "") {
   for (const c of citations || []) {
     if (!(c && Number.isInteger(Number(c.n)) && c.item_key)) continue;
     const n = Number(c.n);
-    const page = c.page == null ? null : Number(c.page);
+    // A note has no page (0 from the agent).
+    const page = c.page == null || Number(c.page) < 1 ? null : Number(c.page);
     if (!index.has(n)) {
       index.set(n, {
         n,
         item_key: String(c.item_key),
         // The PDF the evidence came from (an item may have several); empty: the item's own.
         attachment_key: c.attachment_key ? String(c.attachment_key) : "",
+        // What the user wrote: "highlight", "comment" or "note", and its key.
+        origin: c.origin ? String(c.origin) : "",
+        source_key: c.source_key ? String(c.source_key) : "",
         title: c.title ? String(c.title) : "",
         page,
         ...checkOf(c),

@@ -108,6 +108,8 @@ function citationNodes(inner, ctx) {
       n: r.n,
       itemKey: entry.item_key,
       attachmentKey: entry.attachment_key || "",
+      origin: entry.origin || "",
+      sourceKey: entry.source_key || "",
       page,
       title: entry.title || "",
       quote: check.quote || "",

@@ -75,7 +75,12 @@ const ENGLISH_TITLES = {
   "zocrates-citation-quote-elsewhere": ({ cited, page }) => `${cited} (the quote is on p. ${page})`,
   "zocrates-citation-quote-missing": ({ cited }) =>
     `${cited} (the quote was not found on this page)`,
+  "zocrates-citation-title-note": ({ title }) => `Your note in ${title}`,
+  "zocrates-citation-title-highlight": ({ title, page }) =>
+    `Your highlight in ${title}, p. ${page}`,
+  "zocrates-citation-title-comment": ({ title, page }) => `Your comment in ${title}, p. ${page}`,
 };
+const OWN_ORIGINS = new Set(["note", "highlight", "comment"]);
 
 /**
  * The attributes of a citation element (what the pane reads to open the PDF).
@@ -99,6 +104,15 @@ export function citationAttrs(node, t = null) {
     node.page != null
       ? say("zocrates-citation-title-page", { title, page: node.page })
       : say("zocrates-citation-title", { title });
+  if (OWN_ORIGINS.has(node.origin) && node.sourceKey) {
+    // What the user wrote in Zotero: the click opens the annotation or the note itself.
+    attrs["data-origin"] = node.origin;
+    attrs["data-source-key"] = node.sourceKey;
+    attrs.title =
+      node.origin === "note" || node.page == null
+        ? say("zocrates-citation-title-note", { title })
+        : say(`zocrates-citation-title-${node.origin}`, { title, page: node.page });
+  }
   if (node.quote) attrs["data-quote"] = node.quote.slice(0, 400);
   if (node.verified === true) attrs["data-verified"] = "true";
   if (node.verified === false) {

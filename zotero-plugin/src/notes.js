@@ -30,6 +30,7 @@ export {
   linkResolver,
   mostCitedItemKey,
   openPdfURL,
+  selectURL,
 } from "./answer-export.js";
 export { answerToMarkdown, answerToPlainText } from "./answer-text.js";
 

@@ -207,6 +207,34 @@ describe("inline", () => {
 });
 
 describe("citations", () => {
+  test("a citation of the user's own highlight or note says so and names it", () => {
+    const highlight = citationAttrs({
+      n: 2,
+      itemKey: "ABCD2345",
+      attachmentKey: "PDF23456",
+      page: 24,
+      title: "lme4",
+      origin: "highlight",
+      sourceKey: "ANNO2345",
+    });
+    assert.equal(highlight["data-origin"], "highlight");
+    assert.equal(highlight["data-source-key"], "ANNO2345");
+    assert.equal(highlight.title, "Your highlight in lme4, p. 24");
+    const note = citationAttrs({
+      n: 3,
+      itemKey: "ABCD2345",
+      page: null,
+      title: "lme4",
+      origin: "note",
+      sourceKey: "NOTE2345",
+    });
+    assert.equal(note.title, "Your note in lme4");
+    assert.equal(note["data-page"], undefined);
+    // An origin without a key (or an unknown one) is the paper's text.
+    const plain = citationAttrs({ n: 1, itemKey: "ABCD2345", page: 2, title: "t", origin: "x" });
+    assert.equal(plain["data-origin"], undefined);
+  });
+
   test("a verified citation carries its quote; an unverified one is marked and says why", () => {
     const citations = [
       {

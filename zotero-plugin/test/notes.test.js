@@ -12,6 +12,7 @@ import {
   linkResolver,
   mostCitedItemKey,
   openPdfURL,
+  selectURL,
 } from "../src/notes.js";
 import { ANSWER, CITATIONS } from "./fixtures.js";
 
@@ -178,6 +179,60 @@ describe("openPdfURL and linkResolver", () => {
     assert.equal(at("ABCD2345", ""), "zotero://open-pdf/library/items/PDF23456?page=2");
     assert.equal(at("BRMS7890", "PDFB7890"), "zotero://open-pdf/groups/3/items/PDFB7890?page=2");
     assert.equal(at("BRMS7890", ""), null);
+  });
+
+  test("what the user wrote links to itself: an annotation in its PDF, a note selected", () => {
+    const linkFor = linkResolver(
+      new Map([
+        [
+          "ABCD2345",
+          {
+            key: "PDF23456",
+            groupID: 7,
+            attachments: new Map([["PDF23456", { key: "PDF23456", groupID: 7 }]]),
+          },
+        ],
+        ["NOPD2345", { groupID: null, attachments: new Map() }], // an item with notes only
+      ]),
+    );
+    const highlight = {
+      item_key: "ABCD2345",
+      attachment_key: "PDF23456",
+      page: 24,
+      origin: "highlight",
+      source_key: "ANNO2345",
+    };
+    assert.equal(
+      linkFor(highlight),
+      "zotero://open-pdf/groups/7/items/PDF23456?page=24&annotation=ANNO2345",
+    );
+    assert.equal(
+      linkFor({ item_key: "ABCD2345", page: 0, origin: "note", source_key: "NOTE2345" }),
+      "zotero://select/groups/7/items/NOTE2345",
+    );
+    assert.equal(
+      linkFor({ item_key: "NOPD2345", page: 0, origin: "note", source_key: "NOTE6789" }),
+      "zotero://select/library/items/NOTE6789",
+    );
+    assert.equal(selectURL({ key: "../x" }), null);
+    // Through a note's outputs: the marker of a note passes its origin and key.
+    const seen = [];
+    answerToNoteHTML({
+      answer: '"I should compare the optimizers." [2]',
+      citations: [{ n: 2, item_key: "NOPD2345", page: 0, origin: "note", source_key: "NOTE6789" }],
+      linkFor: (c) => {
+        seen.push(c);
+        return linkFor(c);
+      },
+    });
+    assert.deepEqual(seen[0], {
+      n: 2,
+      item_key: "NOPD2345",
+      attachment_key: "",
+      page: null,
+      origin: "note",
+      source_key: "NOTE6789",
+    });
   });
 
   test("each marker and source passes its attachment_key to linkFor", () => {

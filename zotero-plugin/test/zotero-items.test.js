@@ -107,6 +107,42 @@ describe("Zotero glue", () => {
     assert.equal(selectedCollection(fakes({ collections: "none" }).pane), null);
   });
 
+  test("what the user wrote opens itself: the annotation in its PDF, the note selected", async () => {
+    const f = fakes();
+    const note = item({ id: 50, key: "NOTE2345", title: "Reading notes", type: "note" });
+    const byKey = f.Zotero.Items.getByLibraryAndKey;
+    f.Zotero.Items.getByLibraryAndKey = (lib, key) =>
+      lib === 1 && key === "NOTE2345" ? note : byKey(lib, key);
+    const highlight = { itemKey: "ABCD2345", attachmentKey: "SUPP2345", page: 24 };
+    assert.equal(
+      await openCitation({ ...f, ...highlight, origin: "highlight", sourceKey: "ANNO2345" }),
+      "annotation",
+    );
+    assert.deepEqual(f.opened, [[12, { annotationID: "ANNO2345", pageIndex: 23 }]]);
+    assert.equal(
+      await openCitation({
+        ...f,
+        itemKey: "ABCD2345",
+        page: null,
+        origin: "note",
+        sourceKey: "NOTE2345",
+      }),
+      "note",
+    );
+    assert.deepEqual(f.selected, [50]);
+    // A note deleted since: its item is selected instead, as any citation without a page.
+    assert.equal(
+      await openCitation({
+        ...f,
+        itemKey: "NOFI2345",
+        page: null,
+        origin: "note",
+        sourceKey: "GONE2345",
+      }),
+      "selected",
+    );
+  });
+
   test("a citation opens the best attachment at the page (0-based pageIndex)", async () => {
     const f = fakes();
     assert.equal(await openCitation({ ...f, itemKey: "ABCD2345", page: 3 }), "opened");

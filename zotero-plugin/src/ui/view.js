@@ -101,7 +101,10 @@ export function createPaneView({ doc, root, controller, env = {} }) {
       const page = Number(cite.getAttribute("data-page")) || null;
       const quote = cite.getAttribute("data-quote") || "";
       const attachmentKey = cite.getAttribute("data-attachment-key") || "";
-      if (itemKey) env.openCitation?.({ itemKey, attachmentKey, page, quote });
+      // What the user wrote (a highlight, a comment, a note) opens itself.
+      const origin = cite.getAttribute("data-origin") || "";
+      const sourceKey = cite.getAttribute("data-source-key") || "";
+      if (itemKey) env.openCitation?.({ itemKey, attachmentKey, page, quote, origin, sourceKey });
       return true;
     }
     const link = target.closest?.("a[href]");

@@ -86,7 +86,12 @@ export function findItem(Zotero, pane, key) {
  * `quote`, the reader's find bar then looks for its first words, highlighting them on the
  * page, where the reader has one (Zotero 7+: toggleFindPopup and the find state of
  * zotero/reader; without them the page alone opens).
- * @returns {Promise<"opened" | "found" | "selected" | "missing">}
+ *
+ * What the user wrote opens itself: a note (`origin` "note", `sourceKey` its key) is selected
+ * in the items pane, where Zotero shows it; an annotation (`origin` "highlight" or
+ * "comment") opens its PDF in the reader at the annotation (`{annotationID: key}`, which the
+ * reader's navigate() takes, as zotero://open-pdf/...?annotation=KEY does).
+ * @returns {Promise<"opened" | "found" | "selected" | "note" | "annotation" | "missing">}
  */
 export async function openCitation({
   Zotero,
@@ -95,9 +100,27 @@ export async function openCitation({
   attachmentKey = "",
   page,
   quote = "",
+  origin = "",
+  sourceKey = "",
 }) {
+  if (origin === "note" && sourceKey) {
+    const note = findItem(Zotero, pane, sourceKey);
+    if (note) {
+      await pane.selectItem(note.id);
+      return "note";
+    }
+  }
   const item = findItem(Zotero, pane, itemKey);
   if (!item) return "missing";
+  if ((origin === "highlight" || origin === "comment") && sourceKey && attachmentKey) {
+    const pdf = findItem(Zotero, pane, attachmentKey);
+    if (pdf && pdf.isAttachment()) {
+      const location = { annotationID: sourceKey };
+      if (Number.isInteger(page) && page >= 1) location.pageIndex = page - 1;
+      await Zotero.Reader.open(pdf.id, location);
+      return "annotation";
+    }
+  }
   let attachment = null;
   if (item.isAttachment()) attachment = item;
   else if (item.isRegularItem()) {

@@ -132,8 +132,12 @@ async function resolveAll(Zotero, pane, answer, citations) {
       const found = await citedAttachment(Zotero, r, c.attachment_key);
       if (found) attachments.set(c.attachment_key, targetOf(Zotero, found));
     }
-    if (!r.attachment && !attachments.size) continue;
-    targets.set(key, { ...(r.attachment ? targetOf(Zotero, r.attachment) : {}), attachments });
+    // An item without a PDF is kept for its notes (they link to themselves, in its library).
+    targets.set(key, {
+      groupID: groupIDOf(Zotero, r.item.libraryID),
+      ...(r.attachment ? targetOf(Zotero, r.attachment) : {}),
+      attachments,
+    });
   }
   return { libraryIDs, keys, resolved, linkFor: linkResolver(targets) };
 }

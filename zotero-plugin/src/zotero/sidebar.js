@@ -218,8 +218,17 @@ export function mountSidebar(win, app) {
       onSelectionChange: (cb) => watchSelection(win, Zotero, cb),
       getReaderSelection: () => app.data.lastSelection,
       onReaderSelection: (cb) => app.onReaderSelectionChange(cb),
-      openCitation: ({ itemKey, attachmentKey, page, quote }) =>
-        openCitation({ Zotero, pane: win.ZoteroPane, itemKey, attachmentKey, page, quote }),
+      openCitation: ({ itemKey, attachmentKey, page, quote, origin, sourceKey }) =>
+        openCitation({
+          Zotero,
+          pane: win.ZoteroPane,
+          itemKey,
+          attachmentKey,
+          page,
+          quote,
+          origin,
+          sourceKey,
+        }),
       openURL: (url) => Zotero.launchURL?.(url),
       openPreferences: () => app.openPreferences(),
       isMac: !!Zotero.isMac,

@@ -131,6 +131,9 @@ zocrates-citation-title = { $title }
 zocrates-citation-title-page = { $title }, S. { $page }
 zocrates-citation-quote-elsewhere = { $cited } (das Zitat steht auf S. { $page })
 zocrates-citation-quote-missing = { $cited } (das Zitat wurde auf dieser Seite nicht gefunden)
+zocrates-citation-title-note = Ihre Notiz in { $title }
+zocrates-citation-title-highlight = Ihre Hervorhebung in { $title }, S. { $page }
+zocrates-citation-title-comment = Ihr Kommentar in { $title }, S. { $page }
 # Die Runde eines entfernten Modells: Tokens ein und aus, und was sie kosten, wenn der Preis des Modells bekannt ist.
 zocrates-answer-usage = { NUMBER($input) } Tokens ein · { NUMBER($output) } aus
 zocrates-answer-usage-cost = { NUMBER($input) } Tokens ein · { NUMBER($output) } aus · ≈ ${ $cost }

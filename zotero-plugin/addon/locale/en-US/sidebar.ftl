@@ -131,6 +131,9 @@ zocrates-citation-title = { $title }
 zocrates-citation-title-page = { $title }, p. { $page }
 zocrates-citation-quote-elsewhere = { $cited } (the quote is on p. { $page })
 zocrates-citation-quote-missing = { $cited } (the quote was not found on this page)
+zocrates-citation-title-note = Your note in { $title }
+zocrates-citation-title-highlight = Your highlight in { $title }, p. { $page }
+zocrates-citation-title-comment = Your comment in { $title }, p. { $page }
 # A remote model's turn: tokens in and out, and what they cost when the model's price is known.
 zocrates-answer-usage = { NUMBER($input) } tokens in · { NUMBER($output) } out
 zocrates-answer-usage-cost = { NUMBER($input) } tokens in · { NUMBER($output) } out · ≈ ${ $cost }
