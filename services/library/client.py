@@ -75,6 +75,20 @@ def progress_dict(p: pb.SyncProgress) -> dict[str, Any]:
     }
 
 
+def ocr_phase_dict(o: pb.OcrPhase) -> dict[str, Any]:
+    return {
+        "running": o.running,
+        "available": o.available,
+        "languages": o.languages,
+        "attachments_pending": o.attachments_pending,
+        "pages_done": o.pages_done,
+        "pages_pending": o.pages_pending,
+        "pages_per_second": round(o.pages_per_second, 3),
+        "eta_seconds": round(o.eta_seconds, 1),
+        "error": o.error,
+    }
+
+
 def hit_dict(h: pb.SearchHit, *, chunk_id: bool = False) -> dict[str, Any]:
     """A search hit as the REST API shows it; ``chunk_id`` adds the index's passage id (what
     the research tools pass on)."""
@@ -147,6 +161,7 @@ class LibraryClient(ServiceClient):
             "attachment_states": dict(s.attachment_states),
             "problems": [problem_dict(p) for p in s.problems],
             "passages": dict(s.passages),
+            "ocr_phase": ocr_phase_dict(s.ocr_phase),
         }
 
     async def prioritize(self, item_keys: list[str]) -> int:

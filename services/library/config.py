@@ -49,6 +49,31 @@ class LibrarySettings(CommonSettings):
         ),
     )
 
+    ocr_enabled: bool = Field(
+        default=True,
+        description=(
+            "Read the pages of PDFs without a text layer (scans) with Tesseract OCR, after the "
+            "keyword phase. Without Tesseract installed nothing is read and the status says so."
+        ),
+    )
+    ocr_languages: str = Field(
+        default="eng",
+        pattern=r"^[A-Za-z_]+(\+[A-Za-z_]+)*$",
+        description=(
+            "Tesseract's languages for OCR, joined by '+' (eng, eng+deu, fra ...); each needs "
+            "its data installed (Debian: tesseract-ocr-<language>)."
+        ),
+    )
+    ocr_dpi: int = Field(
+        default=300, ge=100, le=600, description="Resolution pages are rendered at for OCR."
+    )
+    ocr_workers: int = Field(
+        default=1,
+        ge=1,
+        le=8,
+        description="Pages read by OCR at once (one Tesseract process, on one thread, each).",
+    )
+
     @model_validator(mode="after")
     def _derive_ports(self) -> LibrarySettings:
         if self.library_grpc_port is None:

@@ -34,7 +34,7 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from services.common.errors import ZocratesError
-from services.library import chunking, pdf_text, terms, toc
+from services.library import chunking, ocr, pdf_text, terms, toc
 from services.library.index_store import STATE_FAILED, STATE_INDEXED, STATE_NO_TEXT
 
 logger = logging.getLogger(__name__)
@@ -64,6 +64,12 @@ class Job:
     file: str
     ft_cache: str | None = None
     count_only: bool = False  # only the PDF's page count (``Extracted.page_count``)
+    # OCR (ocr.py): read this 1-based page of the PDF (``Extracted.ocr_text``) ...
+    ocr_page: int = 0
+    ocr_languages: str = "eng"
+    ocr_dpi: int = 300
+    # ... or extract the PDF with these pages' text as OCR read it: (page, text).
+    ocr_texts: tuple[tuple[int, str], ...] = ()
 
 
 @dataclasses.dataclass
@@ -79,6 +85,7 @@ class Extracted:
     # the library service's process, which writes the index.
     term_counts: dict[str, int] = dataclasses.field(default_factory=dict)
     page_count: int = 0  # for a ``count_only`` job
+    ocr_text: str = ""  # for an ``ocr_page`` job
 
 
 def extract(job: Job) -> Extracted:
@@ -101,8 +108,14 @@ def _extract(job: Job) -> Extracted:
     if job.count_only:
         count = pdf_text.pdf_page_count(file) if source == "pdf" else 1
         return Extracted(state=STATE_INDEXED, source=source, page_count=count)
+    if job.ocr_page:
+        text = ocr.read_page(file, job.ocr_page, languages=job.ocr_languages, dpi=job.ocr_dpi)
+        return Extracted(state=STATE_INDEXED, source=source, ocr_text=text)
     if source == "pdf":
         pages = pdf_text.extract_pages(file)
+        for page, text in job.ocr_texts:  # pages without a text layer, as OCR read them
+            if 1 <= page <= len(pages):
+                pages[page - 1] = text
         words = sum(len(p.split()) for p in pages)
         if words < MIN_WORDS_FOR_TEXT_LAYER and ft_cache is not None and ft_cache.is_file():
             pages, source = pdf_text.read_ft_cache(ft_cache), "ft-cache"
@@ -114,7 +127,7 @@ def _extract(job: Job) -> Extracted:
                 empty_pages=len(pages),
                 error=(
                     f"no text layer: {words} words in {len(pages)} pages (scanned images?); "
-                    "run OCR on it in Zotero or another tool, then sync again"
+                    "the OCR phase reads its pages when Tesseract is installed"
                 ),
             )
         entries = toc.build_toc(file if source == "pdf" else None, pages)

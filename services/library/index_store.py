@@ -89,7 +89,9 @@ CREATE TABLE IF NOT EXISTS attachments (
     error TEXT,
     state TEXT NOT NULL DEFAULT 'indexed',
     empty_pages INTEGER NOT NULL DEFAULT 0,
-    text_version INTEGER NOT NULL DEFAULT 1  -- pdf_text.TEXT_VERSION its text was made with
+    text_version INTEGER NOT NULL DEFAULT 1, -- pdf_text.TEXT_VERSION its text was made with
+    ocr_pages INTEGER NOT NULL DEFAULT 0,   -- pages whose text OCR read (ocr_phase.py)
+    ocr_done TEXT                           -- "<content hash>:<languages>" once OCR is done
 );
 CREATE INDEX IF NOT EXISTS attachments_item ON attachments(item_key);
 CREATE TABLE IF NOT EXISTS pages (
@@ -133,6 +135,14 @@ CREATE TABLE IF NOT EXISTS user_passages (
     item_key TEXT NOT NULL,
     fingerprint TEXT NOT NULL
 );
+-- What OCR read, by the PDF's content (a re-index or a moved file reads nothing again).
+CREATE TABLE IF NOT EXISTS ocr_pages (
+    content_hash TEXT NOT NULL,
+    page INTEGER NOT NULL,
+    languages TEXT NOT NULL,
+    text TEXT NOT NULL,
+    PRIMARY KEY (content_hash, languages, page)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS term_df (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     text, section, content='chunks', content_rowid='id', tokenize='{tokenize}'
@@ -174,6 +184,9 @@ def _add_missing_columns(conn: sqlite3.Connection) -> None:
         conn.execute("ALTER TABLE attachments ADD COLUMN empty_pages INTEGER NOT NULL DEFAULT 0")
     if "text_version" not in columns:  # text made before versions were kept: the first recipe
         conn.execute("ALTER TABLE attachments ADD COLUMN text_version INTEGER NOT NULL DEFAULT 1")
+    if "ocr_pages" not in columns:  # schema 3: OCR of pages without a text layer
+        conn.execute("ALTER TABLE attachments ADD COLUMN ocr_pages INTEGER NOT NULL DEFAULT 0")
+        conn.execute("ALTER TABLE attachments ADD COLUMN ocr_done TEXT")
 
 
 class IndexStore(EmbeddingQueueStore):
@@ -481,6 +494,87 @@ class IndexStore(EmbeddingQueueStore):
         """The fingerprint of every annotation and note in the index, by its key."""
         rows = self.reader().execute("SELECT source_key, fingerprint FROM user_passages")
         return {r[0]: r[1] for r in rows}
+
+    # ---- OCR (ocr_phase.py) ----
+
+    _OCR_TODO = (
+        "FROM attachments WHERE source = 'pdf' AND path IS NOT NULL AND content_hash IS NOT NULL "
+        "AND (state = 'no_text' OR (state = 'indexed' AND empty_pages > 0)) "
+        "AND coalesce(ocr_done, '') != content_hash || ':' || ?"
+    )
+
+    def ocr_todo(self, languages: str) -> list[dict[str, Any]]:
+        """The PDFs with pages without text that OCR has not read (in ``languages``), the
+        shortest first: most of them searchable soonest."""
+        cur = self.reader().execute(
+            "SELECT attachment_key, item_key, path, size, mtime_ns, content_hash, state, "
+            f"page_count, empty_pages {self._OCR_TODO} ORDER BY page_count, attachment_key",
+            (languages,),
+        )
+        cols = [d[0] for d in cur.description]
+        return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
+
+    def ocr_pending(self, languages: str) -> tuple[int, int]:
+        """(PDFs, pages) that OCR still has to read."""
+        row = (
+            self.reader()
+            .execute(
+                "SELECT count(*), coalesce(sum(CASE state WHEN 'no_text' THEN page_count "
+                f"ELSE empty_pages END), 0) {self._OCR_TODO}",
+                (languages,),
+            )
+            .fetchone()
+        )
+        cached = (
+            self.reader()
+            .execute(
+                "SELECT count(*) FROM ocr_pages o JOIN attachments a "
+                "ON a.content_hash = o.content_hash AND o.languages = ? "
+                "WHERE a.source = 'pdf' AND (a.state = 'no_text' OR a.empty_pages > 0) "
+                "AND coalesce(a.ocr_done, '') != a.content_hash || ':' || ?",
+                (languages, languages),
+            )
+            .fetchone()[0]
+        )
+        return int(row[0]), max(0, int(row[1]) - int(cached))
+
+    def pages_without_text(self, attachment_key: str, min_words: int) -> list[int]:
+        rows = self.reader().execute(
+            "SELECT page, text FROM pages WHERE attachment_key = ? ORDER BY page",
+            (attachment_key,),
+        )
+        return [int(page) for page, text in rows if len(text.split()) < min_words]
+
+    def ocr_read(self, content_hash: str, languages: str) -> dict[int, str]:
+        rows = self.reader().execute(
+            "SELECT page, text FROM ocr_pages WHERE content_hash = ? AND languages = ?",
+            (content_hash, languages),
+        )
+        return {int(page): text for page, text in rows}
+
+    def save_ocr_page(self, content_hash: str, languages: str, page: int, text: str) -> None:
+        with self.writer() as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO ocr_pages(content_hash, page, languages, text) "
+                "VALUES (?, ?, ?, ?)",
+                (content_hash, page, languages, text),
+            )
+
+    def mark_ocr_done(
+        self, conn: sqlite3.Connection, attachment_key: str, done: str, pages: int
+    ) -> None:
+        conn.execute(
+            "UPDATE attachments SET ocr_done = ?, ocr_pages = ? WHERE attachment_key = ?",
+            (done, pages, attachment_key),
+        )
+
+    def forget_unused_ocr(self) -> int:
+        """Drop what OCR read of PDFs no longer in the index (deleted, or changed since)."""
+        with self.writer() as conn:
+            return conn.execute(
+                "DELETE FROM ocr_pages WHERE content_hash NOT IN "
+                "(SELECT content_hash FROM attachments WHERE content_hash IS NOT NULL)"
+            ).rowcount
 
     def kind_counts(self) -> dict[str, int]:
         """Chunks by kind (the paper's text, highlights, comments, notes)."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import pathlib
 import time
@@ -19,17 +20,28 @@ from typing import Any
 
 from services.common.errors import Conflict, InvalidArgument
 from services.common.reranking import Reranker
-from services.library import documents, metrics
+from services.library import documents, metrics, ocr
 from services.library.dense import ANN_FROM, DenseIndex
 from services.library.embedding import EmbeddingQueue
 from services.library.index_store import IndexStore
 from services.library.indexer import LibraryIndexer, SyncProgress
+from services.library.ocr_phase import OcrPhase
 from services.library.search import Embedder, LibrarySearch, SearchHit, SearchMode
 
 logger = logging.getLogger(__name__)
 
 INDEX_FILE = "index.sqlite3"
 GRAPH_FILE = "vectors.usearch"
+
+
+@dataclasses.dataclass(frozen=True)
+class OcrSettings:
+    """How the OCR phase reads pages without text (ocr_phase.py)."""
+
+    languages: str = "eng"
+    dpi: int = ocr.DEFAULT_DPI
+    workers: int = 1
+    enabled: bool = True
 
 
 class Library:
@@ -45,6 +57,7 @@ class Library:
         index_workers: int | None = None,
         embed_in_background: bool = True,
         vector_graph_from: int = ANN_FROM,
+        ocr: OcrSettings | None = None,
     ) -> None:
         self.zotero_dir = zotero_dir
         self.store = IndexStore(index_dir / INDEX_FILE)
@@ -67,6 +80,17 @@ class Library:
             base_attachment_dir=base_attachment_dir,
             workers=index_workers,
             on_written=self.embedding.wake,
+        )
+        ocr_settings = ocr or OcrSettings()
+        # Pages without a text layer, read by OCR once the keyword phase is over.
+        self.ocr = OcrPhase(
+            self.store,
+            languages=ocr_settings.languages,
+            dpi=ocr_settings.dpi,
+            workers=ocr_settings.workers,
+            enabled=ocr_settings.enabled and embed_in_background,
+            hold=lambda: self.indexer.syncing,
+            after_write=self._after_ocr,
         )
         self.searcher = LibrarySearch(
             self.store,
@@ -103,6 +127,7 @@ class Library:
         )
         if self.embed_in_background:
             self.embedding.start()
+        self.ocr.start()
         interrupted = await asyncio.to_thread(self.indexer.interrupted_sync)
         if interrupted is not None and resume_interrupted:
             logger.info("library index: a sync of %s was cut off; resuming it", interrupted)
@@ -124,6 +149,7 @@ class Library:
             self._resume.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._resume
+        await self.ocr.stop()
         await self.embedding.stop()
         await asyncio.to_thread(self.dense.close)  # saves the graph if it changed
         self.close()
@@ -131,6 +157,14 @@ class Library:
     def close(self) -> None:
         metrics.forget(self)
         self.store.close()
+
+    async def _after_ocr(self, replaced: bool) -> None:
+        """A PDF was indexed anew with its OCR text: its chunks wait for vectors; chunks it
+        had before are gone from the index, so their vectors go from memory too."""
+        self.embedding.wake()
+        if replaced:
+            await self._reload_dense()
+        await self._count_index()
 
     async def _count_index(self) -> None:
         counts = await asyncio.to_thread(self.store.counts)
@@ -176,9 +210,12 @@ class Library:
         finally:
             self._sync_progress = None
             self.embedding.wake()  # the bulk embedding waited for the keyword phase
+            self.ocr.wake()  # and so did OCR: pages without text may be new
             with contextlib.suppress(Exception):  # the sync's own error is what matters
                 await self._count_index()
-            if last is None or last.updated or last.removed or full:
+            own = last.own_reading if last is not None else None
+            rewritten = own is not None and bool(own.changed or own.removed)
+            if last is None or last.updated or last.removed or full or rewritten:
                 # re-indexed or removed chunks leave vectors behind in memory
                 await self._reload_dense()
         if follow_embedding and last is not None:
@@ -237,7 +274,12 @@ class Library:
             "embedding_phase": self.embedding.progress().as_dict(),
             "problems": problems,
             "passages": await asyncio.to_thread(self.store.kind_counts),
+            "ocr_phase": await self._ocr_progress(),
         }
+
+    async def _ocr_progress(self) -> dict[str, Any]:
+        await asyncio.to_thread(self.ocr.refresh_counts)
+        return self.ocr.progress().as_dict()
 
     async def search(
         self,

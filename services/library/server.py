@@ -10,7 +10,7 @@ from zocrates.library.v1 import library_pb2, library_pb2_grpc
 from services.common.runtime import GrpcServiceRuntime, wait_for_shutdown_signal
 from services.common.telemetry import setup_tracing, shutdown_tracing
 from services.library.config import LibrarySettings
-from services.library.library import Library
+from services.library.library import Library, OcrSettings
 from services.library.servicer import LibraryServicer
 from services.reranker.client import RerankerClient
 
@@ -62,6 +62,12 @@ class LibraryServer:
             base_attachment_dir=self.settings.base_attachment_dir,
             index_workers=self.settings.index_workers or None,
             vector_graph_from=self.settings.vector_graph_from,
+            ocr=OcrSettings(
+                languages=self.settings.ocr_languages,
+                dpi=self.settings.ocr_dpi,
+                workers=self.settings.ocr_workers,
+                enabled=self.settings.ocr_enabled,
+            ),
         )
         await self.library.open()
         library_pb2_grpc.add_LibraryServiceServicer_to_server(

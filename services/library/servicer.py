@@ -92,6 +92,7 @@ class LibraryServicer(pb_grpc.LibraryServiceServicer):
             attachment_states=s["attachment_states"],
             problems=[pb.AttachmentProblem(**p) for p in s["problems"]],
             passages=s["passages"],
+            ocr_phase=pb.OcrPhase(**s["ocr_phase"]),
         )
 
     async def SearchLibrary(

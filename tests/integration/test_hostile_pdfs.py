@@ -322,7 +322,7 @@ async def test_hostile_pdfs_are_skipped_or_cut_with_a_reason_and_the_paper_is_in
         "deep-page-tree.pdf": (STATE_FAILED, "a page is unreadable"),
         "cyclic-page-tree.pdf": (STATE_FAILED, "a page is unreadable"),
         "self-drawing-form.pdf": (STATE_FAILED, "crashed on this file (killed by SIGABRT)"),
-        "scanned.pdf": (STATE_NO_TEXT, "run OCR on it"),
+        "scanned.pdf": (STATE_NO_TEXT, "the OCR phase reads its pages"),
         "content-bomb.pdf": (STATE_FAILED, "crashed on this file (killed by SIGABRT)"),
     }
     for name in keys:

@@ -1082,3 +1082,32 @@ def _insert_attachment(
         ),
     )
     return item_id
+
+
+def image_only_pdf(
+    source: pathlib.Path, dest: pathlib.Path, *, pages: Sequence[int] | None = None, dpi: int = 200
+) -> pathlib.Path:
+    """A scan of ``source``: each page (1-based ``pages``, default all) rendered to a greyscale
+    image at ``dpi`` and written as an image-only page of ``dest``, with no text layer. What a
+    scanner or an old photocopy gives Zotero."""
+    import pypdfium2 as pdfium
+
+    original = pdfium.PdfDocument(source)
+    scan = pdfium.PdfDocument.new()
+    try:
+        for number in pages or range(1, len(original) + 1):
+            page = original[number - 1]
+            width, height = page.get_size()
+            bitmap = page.render(scale=dpi / 72, grayscale=True)
+            blank = scan.new_page(width, height)
+            image = pdfium.PdfImage.new(scan)
+            image.set_bitmap(bitmap)
+            image.set_matrix(pdfium.PdfMatrix().scale(width, height))
+            blank.insert_obj(image)
+            blank.gen_content()
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        scan.save(dest)
+    finally:
+        scan.close()
+        original.close()
+    return dest

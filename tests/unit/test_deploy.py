@@ -507,7 +507,10 @@ def test_dockerfile_installs_pinned_without_torch_and_runs_non_root() -> None:
     assert lines[0] == "ARG BASE_IMAGE=python:3.11-slim"
     assert lines[1] == "FROM ${BASE_IMAGE}"
     assert "python3 -m venv /opt/venv" in text and "ENV PATH=/opt/venv/bin:$PATH" in text
-    assert re.search(r"command -v python3 .*apt-get install .*python3 python3-venv", text, re.S)
+    assert re.search(r"command -v python3 .*python3 python3-venv.*apt-get install", text, re.S)
+    # Tesseract for the library service's OCR phase, and it runs
+    assert re.search(r"packages=\"tesseract-ocr tesseract-ocr-eng\"", text)
+    assert "tesseract --version" in text
     install = next(ln for ln in lines if "pip install" in ln)
     assert "-c requirements/constraints.txt" in install
     assert "'.[ml]'" in install

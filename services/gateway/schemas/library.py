@@ -35,6 +35,22 @@ class EmbeddingPhase(BaseModel):
     error: str = Field(description="Why it is stalled (the embedder unreachable); empty if not.")
 
 
+class OcrPhase(BaseModel):
+    """Pages without a text layer (scans), read by Tesseract OCR after the keyword phase."""
+
+    running: bool
+    available: bool = Field(
+        description="Tesseract and the languages' data are installed (else `error` says how)."
+    )
+    languages: str = Field(description="Tesseract's codes, joined by '+'.")
+    attachments_pending: int
+    pages_done: int = Field(description="Pages read since the library service started.")
+    pages_pending: int
+    pages_per_second: float
+    eta_seconds: float
+    error: str = Field(description="Why it cannot run, or the last page it could not read.")
+
+
 class AttachmentProblem(BaseModel):
     """An attachment that is not (fully) searchable, and why."""
 
@@ -69,6 +85,7 @@ class LibraryStatus(Success):
         default_factory=dict,
         description="Passages by kind: text (the papers), highlight, comment, note (yours).",
     )
+    ocr_phase: OcrPhase | None = None
 
 
 class Prioritized(Success):

@@ -20,7 +20,13 @@ from services.gateway.app import create_app
 from services.gateway.config import GatewaySettings
 from services.gateway.routers import chat, library
 from services.gateway.schemas.sessions import SessionBody
-from services.library.client import embedding_phase_dict, hit_dict, keyword_phase_dict, problem_dict
+from services.library.client import (
+    embedding_phase_dict,
+    hit_dict,
+    keyword_phase_dict,
+    ocr_phase_dict,
+    problem_dict,
+)
 
 
 @pytest.fixture(scope="module")
@@ -92,6 +98,18 @@ def _library_status() -> dict[str, Any]:
         "attachment_states": {"indexed": 13, "no_text": 1},
         "problems": [problem_dict(problem)],
         "passages": {"text": 900, "highlight": 4, "comment": 1, "note": 2},
+        "ocr_phase": ocr_phase_dict(
+            pb.OcrPhase(
+                running=True,
+                available=True,
+                languages="eng+deu",
+                attachments_pending=2,
+                pages_done=7,
+                pages_pending=12,
+                pages_per_second=0.25,
+                eta_seconds=48.0,
+            )
+        ),
     }
 
 

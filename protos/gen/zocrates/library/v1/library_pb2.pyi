@@ -56,6 +56,28 @@ class EmbeddingPhase(_message.Message):
     error: str
     def __init__(self, running: _Optional[bool] = ..., chunks_total: _Optional[int] = ..., chunks_embedded: _Optional[int] = ..., chunks_pending: _Optional[int] = ..., chunks_per_second: _Optional[float] = ..., eta_seconds: _Optional[float] = ..., error: _Optional[str] = ...) -> None: ...
 
+class OcrPhase(_message.Message):
+    __slots__ = ("running", "available", "languages", "attachments_pending", "pages_done", "pages_pending", "pages_per_second", "eta_seconds", "error")
+    RUNNING_FIELD_NUMBER: _ClassVar[int]
+    AVAILABLE_FIELD_NUMBER: _ClassVar[int]
+    LANGUAGES_FIELD_NUMBER: _ClassVar[int]
+    ATTACHMENTS_PENDING_FIELD_NUMBER: _ClassVar[int]
+    PAGES_DONE_FIELD_NUMBER: _ClassVar[int]
+    PAGES_PENDING_FIELD_NUMBER: _ClassVar[int]
+    PAGES_PER_SECOND_FIELD_NUMBER: _ClassVar[int]
+    ETA_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    running: bool
+    available: bool
+    languages: str
+    attachments_pending: int
+    pages_done: int
+    pages_pending: int
+    pages_per_second: float
+    eta_seconds: float
+    error: str
+    def __init__(self, running: _Optional[bool] = ..., available: _Optional[bool] = ..., languages: _Optional[str] = ..., attachments_pending: _Optional[int] = ..., pages_done: _Optional[int] = ..., pages_pending: _Optional[int] = ..., pages_per_second: _Optional[float] = ..., eta_seconds: _Optional[float] = ..., error: _Optional[str] = ...) -> None: ...
+
 class AttachmentProblem(_message.Message):
     __slots__ = ("attachment_key", "item_key", "title", "path", "state", "reason", "pages", "pages_without_text")
     ATTACHMENT_KEY_FIELD_NUMBER: _ClassVar[int]
@@ -121,7 +143,7 @@ class GetLibraryStatusRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class LibraryStatus(_message.Message):
-    __slots__ = ("zotero_data_dir", "items", "attachments", "pages", "chunks", "last_sync_at", "syncing", "embedding_model", "embedding_dim", "index_bytes", "keyword_phase", "embedding_phase", "attachment_states", "problems", "passages")
+    __slots__ = ("zotero_data_dir", "items", "attachments", "pages", "chunks", "last_sync_at", "syncing", "embedding_model", "embedding_dim", "index_bytes", "keyword_phase", "embedding_phase", "attachment_states", "problems", "passages", "ocr_phase")
     class AttachmentStatesEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -151,6 +173,7 @@ class LibraryStatus(_message.Message):
     ATTACHMENT_STATES_FIELD_NUMBER: _ClassVar[int]
     PROBLEMS_FIELD_NUMBER: _ClassVar[int]
     PASSAGES_FIELD_NUMBER: _ClassVar[int]
+    OCR_PHASE_FIELD_NUMBER: _ClassVar[int]
     zotero_data_dir: str
     items: int
     attachments: int
@@ -166,7 +189,8 @@ class LibraryStatus(_message.Message):
     attachment_states: _containers.ScalarMap[str, int]
     problems: _containers.RepeatedCompositeFieldContainer[AttachmentProblem]
     passages: _containers.ScalarMap[str, int]
-    def __init__(self, zotero_data_dir: _Optional[str] = ..., items: _Optional[int] = ..., attachments: _Optional[int] = ..., pages: _Optional[int] = ..., chunks: _Optional[int] = ..., last_sync_at: _Optional[float] = ..., syncing: _Optional[bool] = ..., embedding_model: _Optional[str] = ..., embedding_dim: _Optional[int] = ..., index_bytes: _Optional[int] = ..., keyword_phase: _Optional[_Union[KeywordPhase, _Mapping]] = ..., embedding_phase: _Optional[_Union[EmbeddingPhase, _Mapping]] = ..., attachment_states: _Optional[_Mapping[str, int]] = ..., problems: _Optional[_Iterable[_Union[AttachmentProblem, _Mapping]]] = ..., passages: _Optional[_Mapping[str, int]] = ...) -> None: ...
+    ocr_phase: OcrPhase
+    def __init__(self, zotero_data_dir: _Optional[str] = ..., items: _Optional[int] = ..., attachments: _Optional[int] = ..., pages: _Optional[int] = ..., chunks: _Optional[int] = ..., last_sync_at: _Optional[float] = ..., syncing: _Optional[bool] = ..., embedding_model: _Optional[str] = ..., embedding_dim: _Optional[int] = ..., index_bytes: _Optional[int] = ..., keyword_phase: _Optional[_Union[KeywordPhase, _Mapping]] = ..., embedding_phase: _Optional[_Union[EmbeddingPhase, _Mapping]] = ..., attachment_states: _Optional[_Mapping[str, int]] = ..., problems: _Optional[_Iterable[_Union[AttachmentProblem, _Mapping]]] = ..., passages: _Optional[_Mapping[str, int]] = ..., ocr_phase: _Optional[_Union[OcrPhase, _Mapping]] = ...) -> None: ...
 
 class PrioritizeItemsRequest(_message.Message):
     __slots__ = ("item_keys",)
