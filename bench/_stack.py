@@ -17,7 +17,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from services.common import ports
-from services.library.library import Library
+from services.library.library import Library, OcrSettings
 from services.reranker.client import RerankerClient
 from tests.support import zotero_fixture
 from tests.support.ports import free_base_port
@@ -62,6 +62,7 @@ async def open_library(
     reranker: RerankerClient,
     *,
     embed_in_background: bool = True,
+    ocr: OcrSettings | None = None,
 ) -> Library:
     models = await reranker.models()
     library = Library(
@@ -71,6 +72,7 @@ async def open_library(
         reranker=reranker,
         embedding_model=str(models["embedding_model"]),
         embed_in_background=embed_in_background,
+        ocr=ocr,
     )
     await library.open()
     return library

@@ -486,9 +486,23 @@ describe("the two indexing phases and the PDFs that need care", () => {
       ),
       /· 12 passages waiting for embeddings$/,
     );
+    assert.match(
+      libraryStatusLine(
+        { items: 3, pages: 10, chunks: 47, passages: { text: 40, highlight: 4, note: 3 } },
+        undefined,
+        en,
+      ),
+      /47 passages indexed · 7 of your highlights, comments and notes$/,
+    );
     const lines = problemLines(
       {
         attachment_states: { indexed: 3, no_text: 1, failed: 1, missing: 0 },
+        ocr_phase: {
+          available: false,
+          pages_pending: 7,
+          pages_per_second: 0,
+          error: "Tesseract is not installed. Install Tesseract OCR to read them.",
+        },
         problems: [
           {
             state: "failed",
@@ -522,12 +536,17 @@ describe("the two indexing phases and the PDFs that need care", () => {
       en,
     );
     assert.deepEqual(lines, [
-      "1 PDF without a text layer (need OCR) · 1 PDF unreadable",
+      "1 PDF without a text layer (scanned) · 1 PDF unreadable",
+      "7 pages of scanned PDFs wait for OCR: Tesseract is not installed. Install Tesseract OCR to read them.",
       "corrupt.pdf: Cannot read corrupt.pdf: it is not a PDF",
       "Scanned book: no text layer: 0 words in 3 pages",
       "Half scanned: 4 pages without text",
       "Huge report: partly indexed: the text past 25,000,000 characters (from page 9001 on) was left out",
     ]);
     assert.deepEqual(problemLines({ attachment_states: { indexed: 5 }, problems: [] }, en), []);
+    const reading = { available: true, pages_pending: 12, pages_per_second: 0.125, error: "" };
+    assert.deepEqual(problemLines({ attachment_states: {}, ocr_phase: reading }, en), [
+      "OCR is reading 12 pages of scanned PDFs (0.13 pages/s)",
+    ]);
   });
 });

@@ -93,7 +93,7 @@ describe("the settings pane", () => {
       text("#zocrates-library-status"),
       "3 Artikel · 1.015 Seiten · 40 Textstellen indexiert",
     );
-    assert.equal(text("#zocrates-library-problems li"), "1 PDF ohne Textebene (OCR nötig)");
+    assert.equal(text("#zocrates-library-problems li"), "1 PDF ohne Textebene (gescannt)");
     assert.equal(text('[data-group="models"] h2'), "Modelle");
     assert.equal(text('[data-key="coordinator_model"] label'), "Koordinationsmodell");
     assert.match(text('[data-key="coordinator_model"] .zc-field-help'), /plant die Suche/);

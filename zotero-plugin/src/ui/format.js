@@ -274,6 +274,10 @@ export function libraryStatusLine(status, nowMs, l10n) {
     bits.push(
       t("zocrates-pref-library-last-sync", { when: relativeTime(status.last_sync_at, nowMs, t) }),
     );
+  // What the user wrote in Zotero (highlights, comments, notes), indexed beside the papers.
+  const passages = status.passages || {};
+  const own = ["highlight", "comment", "note"].reduce((n, k) => n + (Number(passages[k]) || 0), 0);
+  if (own) bits.push(t("zocrates-pref-library-own", { count: own }));
   if (status.syncing) bits.push(t("zocrates-pref-library-syncing"));
   const pending = Number(status.embedding_phase?.chunks_pending) || 0;
   if (pending) bits.push(t("zocrates-pref-library-waiting", { count: pending }));
@@ -292,6 +296,18 @@ export function problemLines(status, l10n) {
     count(states.missing, "zocrates-pref-pdfs-missing"),
   ].filter(Boolean);
   if (summary.length) lines.push(summary.join(" · "));
+  // Scanned pages: being read by OCR, or waiting for Tesseract (the service says how).
+  const ocr = status?.ocr_phase;
+  const waiting = Number(ocr?.pages_pending) || 0;
+  if (ocr && waiting && ocr.available)
+    lines.push(
+      t("zocrates-pref-ocr-reading", {
+        count: waiting,
+        rate: Number(ocr.pages_per_second) || 0,
+      }),
+    );
+  else if (ocr && waiting)
+    lines.push(t("zocrates-pref-ocr-unavailable", { count: waiting, error: ocr.error || "" }));
   for (const p of status?.problems || []) {
     const name = p.title || (p.path || "").split(/[\\/]/).pop() || p.attachment_key;
     // An indexed PDF is listed for its pages without text, or, indexed in part (cut at a

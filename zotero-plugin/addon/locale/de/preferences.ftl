@@ -95,6 +95,7 @@ zocrates-pref-library-passages =
     }
 # $when ist eine zocrates-time-*-Nachricht („vor 5 Min.“) oder ein Datum.
 zocrates-pref-library-last-sync = zuletzt indexiert { $when }
+zocrates-pref-library-own = { $count } Ihrer Hervorhebungen, Kommentare und Notizen
 zocrates-pref-library-syncing = wird gerade indexiert
 zocrates-pref-library-waiting =
     { $count ->
@@ -105,8 +106,8 @@ zocrates-pref-library-waiting =
 # oder zocrates-pref-pages-without-text.
 zocrates-pref-pdfs-no-text =
     { $count ->
-        [one] { $count } PDF ohne Textebene (OCR nötig)
-       *[other] { $count } PDFs ohne Textebene (OCR nötig)
+        [one] { $count } PDF ohne Textebene (gescannt)
+       *[other] { $count } PDFs ohne Textebene (gescannt)
     }
 zocrates-pref-pdfs-failed =
     { $count ->
@@ -117,6 +118,18 @@ zocrates-pref-pdfs-missing =
     { $count ->
         [one] { $count } PDF fehlt
        *[other] { $count } PDFs fehlen
+    }
+# Seiten gescannter PDFs: werden gerade per OCR gelesen ($rate Seiten/s) oder warten auf
+# Tesseract ($error sagt, wie man es installiert).
+zocrates-pref-ocr-reading =
+    { $count ->
+        [one] OCR liest { $count } Seite gescannter PDFs ({ NUMBER($rate, maximumFractionDigits: 2) } Seiten/s)
+       *[other] OCR liest { $count } Seiten gescannter PDFs ({ NUMBER($rate, maximumFractionDigits: 2) } Seiten/s)
+    }
+zocrates-pref-ocr-unavailable =
+    { $count ->
+        [one] { $count } Seite gescannter PDFs wartet auf OCR: { $error }
+       *[other] { $count } Seiten gescannter PDFs warten auf OCR: { $error }
     }
 zocrates-pref-problem = { $name }: { $what }
 zocrates-pref-pages-without-text =

@@ -99,6 +99,7 @@ zocrates-pref-library-passages =
     }
 # $when is a zocrates-time-* message ("5 min ago") or a date.
 zocrates-pref-library-last-sync = last indexed { $when }
+zocrates-pref-library-own = { $count } of your highlights, comments and notes
 zocrates-pref-library-syncing = indexing now
 zocrates-pref-library-waiting =
     { $count ->
@@ -109,8 +110,8 @@ zocrates-pref-library-waiting =
 # zocrates-pref-pages-without-text.
 zocrates-pref-pdfs-no-text =
     { $count ->
-        [one] { $count } PDF without a text layer (need OCR)
-       *[other] { $count } PDFs without a text layer (need OCR)
+        [one] { $count } PDF without a text layer (scanned)
+       *[other] { $count } PDFs without a text layer (scanned)
     }
 zocrates-pref-pdfs-failed =
     { $count ->
@@ -121,6 +122,18 @@ zocrates-pref-pdfs-missing =
     { $count ->
         [one] { $count } PDF missing
        *[other] { $count } PDFs missing
+    }
+# Pages of scanned PDFs: read by OCR now ($rate pages/s), or waiting for Tesseract ($error
+# says how to install it).
+zocrates-pref-ocr-reading =
+    { $count ->
+        [one] OCR is reading { $count } page of scanned PDFs ({ NUMBER($rate, maximumFractionDigits: 2) } pages/s)
+       *[other] OCR is reading { $count } pages of scanned PDFs ({ NUMBER($rate, maximumFractionDigits: 2) } pages/s)
+    }
+zocrates-pref-ocr-unavailable =
+    { $count ->
+        [one] { $count } page of scanned PDFs waits for OCR: { $error }
+       *[other] { $count } pages of scanned PDFs wait for OCR: { $error }
     }
 zocrates-pref-problem = { $name }: { $what }
 zocrates-pref-pages-without-text =
