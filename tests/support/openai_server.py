@@ -113,10 +113,12 @@ class OpenAIServer:
         self.exchanges.append(exchange)
         try:
             reply = self.responder(body)
-        except Exception:
-            exchange.error = traceback.format_exc()
+        except Exception as exc:
+            exchange.error = traceback.format_exc()  # for the test's own failure messages
+            # What a real server answers: its words, not a traceback of this file (whose path,
+            # longer in one checkout than another, moved where a long message is clipped).
             return JSONResponse(
-                {"error": {"message": exchange.error, "type": "server_error"}},
+                {"error": {"message": str(exc), "type": "server_error"}},
                 status_code=500,
                 headers=self._headers,
             )
