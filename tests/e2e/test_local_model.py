@@ -81,8 +81,10 @@ def test_local_model_every_role(tmp_path: pathlib.Path) -> None:
         "ZOCRATES_PORT": str(base),
         "ZOCRATES_ZOTERO_DIR": str(zotero),
         # A 135M model on 2 busy cores summarizes in 30-90 s (docs/local-models.md): the
-        # gateway's default of 60 s would abandon the compaction on a loaded CI machine.
+        # gateway's default of 60 s would abandon the compaction on a loaded CI machine, and a
+        # turn asked meanwhile would give up waiting for it (409 session_busy).
         "ZOCRATES_COMPACTION_TIMEOUT_SECONDS": "300",
+        "ZOCRATES_COMPACTION_WAIT_SECONDS": "300",
     }
     forecast = zf.paper_item_key("forecast__JSS2008.pdf")
     with (
