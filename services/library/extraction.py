@@ -70,6 +70,8 @@ class Job:
     ocr_dpi: int = 300
     # ... or extract the PDF with these pages' text as OCR read it: (page, text).
     ocr_texts: tuple[tuple[int, str], ...] = ()
+    # ... or only the text inside these regions (image annotations): (page, rects).
+    regions: tuple[tuple[int, tuple[tuple[float, float, float, float], ...]], ...] = ()
 
 
 @dataclasses.dataclass
@@ -86,6 +88,7 @@ class Extracted:
     term_counts: dict[str, int] = dataclasses.field(default_factory=dict)
     page_count: int = 0  # for a ``count_only`` job
     ocr_text: str = ""  # for an ``ocr_page`` job
+    region_texts: list[str] = dataclasses.field(default_factory=list)  # for a ``regions`` job
 
 
 def extract(job: Job) -> Extracted:
@@ -108,6 +111,9 @@ def _extract(job: Job) -> Extracted:
     if job.count_only:
         count = pdf_text.pdf_page_count(file) if source == "pdf" else 1
         return Extracted(state=STATE_INDEXED, source=source, page_count=count)
+    if job.regions:
+        texts = pdf_text.text_in_regions(file, job.regions)
+        return Extracted(state=STATE_INDEXED, source=source, region_texts=texts)
     if job.ocr_page:
         text = ocr.read_page(file, job.ocr_page, languages=job.ocr_languages, dpi=job.ocr_dpi)
         return Extracted(state=STATE_INDEXED, source=source, ocr_text=text)

@@ -158,7 +158,10 @@ class LibraryIndexer:
         work, removed, unchanged = await asyncio.to_thread(self._plan, snapshot, full)
         await asyncio.to_thread(self._write_metadata, snapshot, removed)
         # What the user wrote (annotations, notes): only what changed, before the PDFs.
-        own = await asyncio.to_thread(own_reading.sync, self.store, own_reading.writings(snapshot))
+        regions = await self._region_texts(snapshot)
+        own = await asyncio.to_thread(
+            own_reading.sync, self.store, own_reading.writings(snapshot, regions)
+        )
         progress.own_reading = own
         if own.chunks_written and self.on_written is not None:
             self.on_written()
@@ -227,6 +230,34 @@ class LibraryIndexer:
             + _own_reading_message(progress.own_reading)
         )
         yield progress
+
+    async def _region_texts(self, snapshot: LibrarySnapshot) -> dict[str, str]:
+        """The text under the region of each new or changed image annotation, by its key, read
+        from its PDF in a worker (a PDF is never opened in this process)."""
+        wanted = await asyncio.to_thread(own_reading.regions_to_read, self.store, snapshot)
+        if not wanted:
+            return {}
+        paths = {
+            a.key: a.path
+            for item in snapshot.items
+            for a in item.attachments
+            if a.key in wanted and a.path is not None and a.path.is_file()
+        }
+        keys = [k for k in wanted if k in paths]
+        jobs = [
+            Job("pdf", str(paths[k]), regions=tuple((page, rects) for _, page, rects in wanted[k]))
+            for k in keys
+        ]
+        out: dict[str, str] = {}
+        pool = ExtractorPool(1, timeout=60.0, memory_limit=self.memory_limit)
+        try:
+            async for position, result in pool.map(jobs):
+                annotations = wanted[keys[position]]
+                for (key, _, _), text in zip(annotations, result.region_texts, strict=False):
+                    out[key] = text
+        finally:
+            pool.close()
+        return out
 
     async def _count_pages(
         self, pool: ExtractorPool, work: list[_Work], pdfs: list[int]

@@ -48,19 +48,17 @@ class Passage:
 
 @dataclasses.dataclass(frozen=True)
 class UserWriting:
-    """An annotation or a note, as the index keeps it."""
+    """An annotation or a note, as the index keeps it. ``fingerprint`` is of what Zotero holds
+    of it (not of the text under an image annotation's region, which the PDF gives): a sync
+    compares it with the last one. One without words has no passages, but its fingerprint is
+    kept all the same, so it is not looked at again until it changes."""
 
     key: str
     kind: str
     item_key: str
     passages: tuple[Passage, ...]
     details: dict[str, object]
-
-    @property
-    def fingerprint(self) -> str:
-        passages = [dataclasses.astuple(p) for p in self.passages]
-        body = json.dumps([self.kind, self.item_key, passages, self.details], sort_keys=True)
-        return hashlib.blake2b(body.encode(), digest_size=16).hexdigest()
+    fingerprint: str
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,10 +73,22 @@ class Changes:
         return bool(self.added or self.changed or self.removed)
 
 
-def annotation_passage(annotation: Annotation, under_region: str = "") -> UserWriting | None:
+def _fingerprint(*parts: object) -> str:
+    body = json.dumps(parts, sort_keys=True, default=str)
+    return hashlib.blake2b(body.encode(), digest_size=16).hexdigest()
+
+
+def annotation_fingerprint(a: Annotation) -> str:
+    return _fingerprint(
+        a.annotation_type, a.attachment_key, a.item_key, a.text, a.comment, a.color, a.page,
+        a.page_label, a.rects, a.tags,
+    )  # fmt: skip
+
+
+def annotation_passage(annotation: Annotation, under_region: str = "") -> UserWriting:
     """An annotation as a passage: a highlight's text and its comment, or the user's own
-    words (and, for an image annotation, the text under its region); None when it holds no
-    words (an ink stroke or an image without a comment)."""
+    words (and, for an image annotation, the text under its region); no passage when it holds
+    no words (an ink stroke, an image without a comment over a figure)."""
     marked = " ".join(annotation.text.split()) if annotation.annotation_type in _MARKS else ""
     under = " ".join(under_region.split()) if annotation.annotation_type == "image" else ""
     parts = []
@@ -89,14 +99,13 @@ def annotation_passage(annotation: Annotation, under_region: str = "") -> UserWr
         parts.append(f"My comment: {annotation.comment}" if marked else annotation.comment)
     if under:
         parts.append(f"The text in the marked region: {under}")
-    if not parts:
-        return None
     kind = KIND_HIGHLIGHT if marked else KIND_COMMENT
     return UserWriting(
         key=annotation.key,
         kind=kind,
         item_key=annotation.item_key,
-        passages=(Passage("\n\n".join(parts), annotation.page or 0),),
+        passages=(Passage("\n\n".join(parts), annotation.page or 0),) if parts else (),
+        fingerprint=annotation_fingerprint(annotation),
         details={
             "attachment_key": annotation.attachment_key,
             "annotation_type": annotation.annotation_type,
@@ -118,6 +127,7 @@ def note_passages(note: Note) -> UserWriting:
         # A child note is its item's; a standalone note is an item of its own.
         item_key=note.parent_key or note.key,
         passages=tuple(Passage(c.text, 0) for c in chunks) or (Passage(note.text, 0),),
+        fingerprint=_fingerprint("note", note.parent_key, note.title, note.text, note.tags),
         details={
             "note_title": note.title,
             "standalone": note.parent_key is None,
@@ -130,12 +140,24 @@ def writings(snapshot: LibrarySnapshot, regions: dict[str, str] | None = None) -
     """Every annotation and note of ``snapshot`` that holds words; ``regions``: the text under
     each image annotation's region, by its key, where it was read."""
     regions = regions or {}
-    out = []
-    for annotation in snapshot.annotations:
-        found = annotation_passage(annotation, regions.get(annotation.key, ""))
-        if found is not None:
-            out.append(found)
+    out = [annotation_passage(a, regions.get(a.key, "")) for a in snapshot.annotations]
     out.extend(note_passages(note) for note in snapshot.notes)
+    return out
+
+
+def regions_to_read(
+    store: IndexStore, snapshot: LibrarySnapshot
+) -> dict[str, list[tuple[str, int, tuple[tuple[float, float, float, float], ...]]]]:
+    """The image annotations whose region's text is to be read from their PDF (new or changed
+    since the last sync): by attachment key, (annotation key, page, rects)."""
+    stored = store.user_passage_fingerprints()
+    out: dict[str, list[tuple[str, int, tuple[tuple[float, float, float, float], ...]]]] = {}
+    for a in snapshot.annotations:
+        if a.annotation_type != "image" or not a.page or not a.rects:
+            continue
+        if stored.get(a.key) == annotation_fingerprint(a):
+            continue
+        out.setdefault(a.attachment_key, []).append((a.key, a.page, a.rects))
     return out
 
 

@@ -41,7 +41,7 @@ import pathlib
 import re
 import threading
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import pypdfium2 as pdfium
 
@@ -206,3 +206,37 @@ def _page_text(doc: pdfium.PdfDocument, index: int) -> str:
             textpage.close()
     finally:
         page.close()
+
+
+def text_in_regions(
+    path: pathlib.Path, regions: Sequence[tuple[int, Sequence[Sequence[float]]]]
+) -> list[str]:
+    """The text inside each region of the PDF at ``path``: (1-based page, rectangles in PDF
+    points, x1 y1 x2 y2, as Zotero keeps an image annotation's ``position.rects``), cleaned like
+    a page; "" for a region without text (a scan) or a page the PDF does not have."""
+    out: list[str] = []
+    with open_document(path) as doc:
+        for page_number, rects in regions:
+            if not 1 <= page_number <= len(doc):
+                out.append("")
+                continue
+            page = doc[page_number - 1]
+            try:
+                textpage = page.get_textpage()
+                try:
+                    found = [
+                        textpage.get_text_bounded(
+                            left=min(r[0], r[2]),
+                            bottom=min(r[1], r[3]),
+                            right=max(r[0], r[2]),
+                            top=max(r[1], r[3]),
+                        )
+                        for r in rects
+                        if len(r) == 4
+                    ]
+                finally:
+                    textpage.close()
+            finally:
+                page.close()
+            out.append(clean_text("\n".join(t for t in found if t.strip())))
+    return out

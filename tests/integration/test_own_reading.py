@@ -53,6 +53,15 @@ async def own(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Own]:
         "highlight": zf.add_annotation(
             zotero, LME4_PDF, text=HIGHLIGHTED, comment=COMMENT, page=24, page_label="24"
         ),
+        # An image annotation (a region drawn over the page): its comment and the text under it.
+        "image": zf.add_annotation(
+            zotero,
+            LME4_PDF,
+            comment="The optimizers to compare",
+            page=24,
+            annotation_type="image",
+            rect=zf.text_rect(zf.default_papers_dir() / FILES[0], 24, "implemented in the minqa"),
+        ),
         "note": zf.add_note(zotero, SANDWICH, NOTE),
         "standalone": zf.add_note(zotero, None, STANDALONE, collections=("Econometrics",)),
     }
@@ -78,7 +87,7 @@ async def _ask(http: httpx.AsyncClient, question: str) -> dict[str, Any]:
 
 async def test_status_counts_and_search_by_kind(own: Own) -> None:
     status = (await own.http.get("/library/status")).json()
-    assert status["passages"]["highlight"] == 1
+    assert status["passages"]["highlight"] == 1 and status["passages"]["comment"] == 1
     assert status["passages"]["note"] == 2
     assert status["passages"]["text"] > 100
 
@@ -117,6 +126,12 @@ async def test_status_counts_and_search_by_kind(own: Own) -> None:
         await own.http.get("/library/search", params={"q": "nloptwrap hunch", "kind": "text"})
     ).json()["results"]
     assert all(h["kind"] == "text" for h in papers_only)
+    (image,) = (
+        await own.http.get("/library/search", params={"q": "minqa optimizers", "kind": "comment"})
+    ).json()["results"]
+    assert image["source_key"] == own.keys["image"] and image["annotation_type"] == "image"
+    assert image["text"].startswith("The optimizers to compare\n\nThe text in the marked region:")
+    assert "implemented in the minqa" in image["text"] and image["page"] == 24
     bad = await own.http.get("/library/search", params={"q": "x", "kind": "scribble"})
     assert bad.status_code == 422
 

@@ -1111,3 +1111,27 @@ def image_only_pdf(
         scan.close()
         original.close()
     return dest
+
+
+def text_rect(pdf: pathlib.Path, page: int, phrase: str) -> tuple[float, float, float, float]:
+    """The rectangle (PDF points, x1 y1 x2 y2, as Zotero's annotation positions) around the
+    first occurrence of ``phrase`` on ``page`` (1-based): where a user would draw an image
+    annotation over it."""
+    import pypdfium2 as pdfium
+
+    doc = pdfium.PdfDocument(pdf)
+    try:
+        textpage = doc[page - 1].get_textpage()
+        searcher = textpage.search(phrase, match_case=False)
+        found = searcher.get_next()
+        assert found is not None, f"{phrase!r} is not on page {page} of {pdf.name}"
+        first, count = found
+        boxes = [textpage.get_charbox(i) for i in range(first, first + count)]
+        return (
+            min(b[0] for b in boxes) - 1,
+            min(b[1] for b in boxes) - 1,
+            max(b[2] for b in boxes) + 1,
+            max(b[3] for b in boxes) + 1,
+        )
+    finally:
+        doc.close()
