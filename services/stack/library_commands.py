@@ -58,6 +58,14 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
     search.add_argument("--collection", help="only this collection key (and sub-collections)")
     search.add_argument("--mode", choices=["hybrid", "keyword", "dense"], default="hybrid")
     search.add_argument("--rerank", action="store_true", help="rerank with the cross-encoder")
+    search.add_argument(
+        "--kind",
+        action="append",
+        dest="kinds",
+        choices=["text", "highlight", "comment", "note"],
+        help="only passages of this kind (repeatable): the papers' text, or your highlights, "
+        "comments and notes",
+    )
     search.add_argument("--json", action="store_true", help="print the raw JSON")
     _common(search)
     search.set_defaults(handler=run_search)
@@ -96,6 +104,9 @@ def run_index(args: argparse.Namespace) -> int:
                 if event == "done":
                     bars.close()
                     print(_summary(data))
+                    ocr = _ocr_line(check(http.get("/library/status")).get("ocr_phase") or {})
+                    if ocr:
+                        print(ocr)
     except KeyboardInterrupt:
         bars.close()
         print(
@@ -169,6 +180,20 @@ def _summary(data: dict[str, Any]) -> str:
     return text
 
 
+def _ocr_line(ocr: dict[str, Any]) -> str:
+    """What the OCR phase has left of the scanned PDFs, and how to install Tesseract."""
+    pdfs, pages = ocr.get("attachments_pending") or 0, ocr.get("pages_pending") or 0
+    if not pdfs:
+        return ""
+    waiting = f"{pdfs} scanned PDF(s), {pages} page(s) without a text layer"
+    if ocr.get("available"):
+        return f"{waiting}: OCR reads them in the background (GET /library/status: ocr_phase)"
+    return f"{waiting} wait for OCR: {ocr.get('error')}"
+
+
+OWN_KINDS = ("highlight", "comment", "note")
+
+
 def run_search(args: argparse.Namespace) -> int:
     import pathlib
 
@@ -184,6 +209,8 @@ def run_search(args: argparse.Namespace) -> int:
         params["item_keys"] = args.items
     if args.collection:
         params["collection"] = args.collection
+    if args.kinds:
+        params["kind"] = args.kinds
     try:
         with client(url, token) as http:
             body = check(http.get("/library/search", params=params))
@@ -203,6 +230,9 @@ def run_search(args: argparse.Namespace) -> int:
             f"{rank}. [{hit['item_key']}] {hit['title']} ({authors}, {hit['year']}), {pages}, "
             f"score {hit['score']:.4f}"
         )
+        if hit.get("kind") in OWN_KINDS:  # what you wrote in Zotero
+            named = f" \u201c{hit['note_title']}\u201d" if hit.get("note_title") else ""
+            print(f"   your {hit['kind']}{named} ({hit.get('source_key')})")
         if hit["section"]:
             print(f"   section: {hit['section']}")
         print(
