@@ -30,7 +30,8 @@ import os
 import pathlib
 import signal
 import sys
-from collections.abc import AsyncIterator, Sequence
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 from services.common.errors import ZocratesError
@@ -228,6 +229,54 @@ def _limit_memory(budget: int | None) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
 
 
+class InteractiveGate:
+    """Interactive work first: a search or a page read of a research turn ``touch``-es the
+    gate, and for ``window`` seconds after the last touch the extraction workers of every pool
+    that uses it are paused (SIGSTOP; SIGCONT after) and take no new job. On two cores the
+    readers of a large sync otherwise halve the cross-encoder's speed, though they run niced:
+    the user's turn is what they are waiting for. The time a worker spends paused does not
+    count against its job's timeout."""
+
+    def __init__(self, window: float = 5.0) -> None:
+        self.window = window
+        self._until = 0.0
+        self._pools: set[ExtractorPool] = set()
+        self._resume: asyncio.TimerHandle | None = None
+        self._clear = asyncio.Event()
+        self._clear.set()
+        self.pauses = 0  # how often the readers stepped aside (for the logs and tests)
+
+    def paused(self) -> bool:
+        return time.monotonic() < self._until
+
+    def touch(self) -> None:
+        """A turn is searching or reading: readers step aside for ``window`` seconds."""
+        if not self._pools:
+            return
+        was = self.paused()
+        self._until = time.monotonic() + self.window
+        if not was:
+            self.pauses += 1
+            self._clear.clear()
+            for pool in list(self._pools):
+                pool._pause(True)
+        if self._resume is None:
+            self._resume = asyncio.get_running_loop().call_later(self.window, self._check)
+
+    def _check(self) -> None:
+        self._resume = None
+        left = self._until - time.monotonic()
+        if left > 0:
+            self._resume = asyncio.get_running_loop().call_later(left, self._check)
+            return
+        self._clear.set()
+        for pool in list(self._pools):
+            pool._pause(False)
+
+    async def wait_clear(self) -> None:
+        await self._clear.wait()
+
+
 class _WorkerGone(Exception):
     """The worker process was gone before a job reached it (the job is not at fault)."""
 
@@ -240,15 +289,16 @@ class _Worker:
         self.process.start()
         child.close()
 
-    def run(self, job: Job, timeout: float) -> Extracted:
-        """Blocking (run in a thread): send one job, wait for its result. Raises
+    def run(self, job: Job, timeout: float, paused: Callable[[], bool] | None = None) -> Extracted:
+        """Blocking (run in a thread): send one job, wait for its result (``timeout`` seconds
+        of the worker's own time: while ``paused()`` says so, the clock stands). Raises
         ``_WorkerGone`` when the worker died before it took the job."""
         try:
             self.conn.send(job)
         except OSError as exc:  # BrokenPipeError included: it exited while idle
             self.kill()
             raise _WorkerGone from exc
-        if not self.conn.poll(timeout):
+        if not self._wait(timeout, paused):
             self.kill()
             return Extracted(
                 state=STATE_FAILED,
@@ -263,6 +313,23 @@ class _Worker:
             self.kill()
             return Extracted(state=STATE_FAILED, source=job.source, error=self._crash(code))
         return result
+
+    def _wait(self, timeout: float, paused: Callable[[], bool] | None) -> bool:
+        if paused is None:
+            return bool(self.conn.poll(timeout))
+        used = 0.0
+        while used < timeout:
+            step = min(0.5, timeout - used)
+            if self.conn.poll(step):
+                return True
+            if not paused():
+                used += step
+        return bool(self.conn.poll(0))
+
+    def signal(self, sig: signal.Signals) -> None:
+        if self.process.pid is not None and self.process.is_alive():
+            with contextlib.suppress(OSError):
+                os.kill(self.process.pid, sig)
 
     def _crash(self, code: int | None) -> str:
         """Why a file failed when its worker died."""
@@ -287,6 +354,7 @@ class _Worker:
         self.process.join(timeout=5)
 
     def stop(self) -> None:
+        self.signal(signal.SIGCONT)  # a paused worker would not see its pipe close
         with contextlib.suppress(OSError):
             self.conn.close()  # the worker's recv() ends with EOFError
         self.process.join(timeout=5)
@@ -303,10 +371,14 @@ class ExtractorPool:
         *,
         timeout: float = DEFAULT_TIMEOUT,
         memory_limit: int | None = DEFAULT_MEMORY_LIMIT,
+        gate: InteractiveGate | None = None,
     ) -> None:
         self.workers = workers or default_workers()
         self.timeout = timeout
         self.memory_limit = memory_limit  # bytes per worker; None: no cap
+        self.gate = gate  # research turns first (None: never step aside)
+        if gate is not None:
+            gate._pools.add(self)
         # spawn, not fork: the library service has gRPC and asyncio threads that a fork would copy.
         self._ctx = multiprocessing.get_context("spawn")
         self._idle: list[_Worker] = []
@@ -325,18 +397,21 @@ class ExtractorPool:
             worker: _Worker | None = None
             busy = False
             try:
+                paused = self.gate.paused if self.gate is not None else None
                 for index, job in pending:
+                    if self.gate is not None:
+                        await self.gate.wait_clear()  # a turn is searching: it goes first
                     if worker is None or not worker.alive:
                         worker = self._idle.pop() if self._idle else self._new_worker()
                     busy = True
                     self._busy.add(worker)
                     try:
-                        result = await asyncio.to_thread(worker.run, job, self.timeout)
+                        result = await asyncio.to_thread(worker.run, job, self.timeout, paused)
                     except _WorkerGone:  # once more with a new worker
                         self._busy.discard(worker)
                         worker = self._new_worker()
                         self._busy.add(worker)
-                        result = await asyncio.to_thread(worker.run, job, self.timeout)
+                        result = await asyncio.to_thread(worker.run, job, self.timeout, paused)
                     self._busy.discard(worker)
                     busy = False
                     await queue.put((index, result))
@@ -361,6 +436,15 @@ class ExtractorPool:
     def _new_worker(self) -> _Worker:
         return _Worker(self._ctx, self.memory_limit)
 
+    def _pause(self, paused: bool) -> None:
+        """Stop (or continue) the workers reading right now."""
+        for worker in list(self._busy):
+            worker.signal(signal.SIGSTOP if paused else signal.SIGCONT)
+
     def close(self) -> None:
+        if self.gate is not None:
+            self.gate._pools.discard(self)
+        for worker in list(self._busy):
+            worker.signal(signal.SIGCONT)
         while self._idle:
             self._idle.pop().stop()

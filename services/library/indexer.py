@@ -37,6 +37,7 @@ from services.library.extraction import (
     DEFAULT_TIMEOUT,
     Extracted,
     ExtractorPool,
+    InteractiveGate,
     Job,
 )
 from services.library.index_store import STATE_FAILED, STATE_NO_TEXT, IndexStore
@@ -127,6 +128,7 @@ class LibraryIndexer:
         timeout: float | None = None,
         memory_limit: int | None = DEFAULT_MEMORY_LIMIT,
         on_written: Callable[[], None] | None = None,
+        gate: InteractiveGate | None = None,
     ) -> None:
         self.base_attachment_dir = base_attachment_dir
         self.store = store
@@ -134,6 +136,7 @@ class LibraryIndexer:
         self.timeout = timeout
         self.memory_limit = memory_limit  # bytes per extraction worker (ExtractorPool)
         self.on_written = on_written  # an attachment's chunks are in: wake the embedder
+        self.gate = gate  # research turns first: the readers step aside while one searches
         self._lock = asyncio.Lock()
 
     @property
@@ -170,7 +173,10 @@ class LibraryIndexer:
         progress.removed, progress.unchanged = len(removed), unchanged
         progress.items_total = len(work)
         pool = ExtractorPool(
-            self.workers, timeout=self.timeout or DEFAULT_TIMEOUT, memory_limit=self.memory_limit
+            self.workers,
+            timeout=self.timeout or DEFAULT_TIMEOUT,
+            memory_limit=self.memory_limit,
+            gate=self.gate,
         )
         try:
             pdfs = [i for i, w in enumerate(work) if w.source == "pdf"]
@@ -249,7 +255,7 @@ class LibraryIndexer:
             for k in keys
         ]
         out: dict[str, str] = {}
-        pool = ExtractorPool(1, timeout=60.0, memory_limit=self.memory_limit)
+        pool = ExtractorPool(1, timeout=60.0, memory_limit=self.memory_limit, gate=self.gate)
         try:
             async for position, result in pool.map(jobs):
                 annotations = wanted[keys[position]]

@@ -23,6 +23,7 @@ from services.common.reranking import Reranker
 from services.library import documents, metrics, ocr
 from services.library.dense import ANN_FROM, DenseIndex
 from services.library.embedding import EmbeddingQueue
+from services.library.extraction import InteractiveGate
 from services.library.index_store import IndexStore
 from services.library.indexer import LibraryIndexer, SyncProgress
 from services.library.ocr_phase import OcrPhase
@@ -75,11 +76,14 @@ class Library:
             dense_lock=self._dense_lock,
             hold_bulk=lambda: self.indexer.syncing,
         )
+        # A research turn's searches and reads pause the PDF readers (keyword phase, OCR).
+        self.gate = InteractiveGate()
         self.indexer = LibraryIndexer(
             self.store,
             base_attachment_dir=base_attachment_dir,
             workers=index_workers,
             on_written=self.embedding.wake,
+            gate=self.gate,
         )
         ocr_settings = ocr or OcrSettings()
         # Pages without a text layer, read by OCR once the keyword phase is over.
@@ -91,6 +95,7 @@ class Library:
             enabled=ocr_settings.enabled and embed_in_background,
             hold=lambda: self.indexer.syncing,
             after_write=self._after_ocr,
+            gate=self.gate,
         )
         self.searcher = LibrarySearch(
             self.store,
@@ -292,6 +297,7 @@ class Library:
         rerank: bool = False,
         kinds: Sequence[str] | None = None,
     ) -> list[SearchHit]:
+        self.gate.touch()  # a turn is searching: the PDF readers step aside
         return await self.searcher.search(
             query,
             k=k,
@@ -306,6 +312,7 @@ class Library:
         self, item_key: str, attachment_key: str | None = None
     ) -> dict[str, Any]:
         """A paper's sections and their pages (``documents.table_of_contents``)."""
+        self.gate.touch()
         return await asyncio.to_thread(
             documents.table_of_contents, self.store, item_key, attachment_key
         )
@@ -320,6 +327,7 @@ class Library:
         attachment_key: str | None = None,
     ) -> dict[str, Any]:
         """A section's or a page range's text (``documents.read_document``)."""
+        self.gate.touch()
         return await asyncio.to_thread(
             documents.read_document,
             self.store,

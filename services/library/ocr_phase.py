@@ -33,6 +33,7 @@ from services.library.extraction import (
     MIN_WORDS_PER_PAGE,
     Extracted,
     ExtractorPool,
+    InteractiveGate,
     Job,
 )
 from services.library.index_store import STATE_FAILED, STATE_NO_TEXT, IndexStore
@@ -70,6 +71,7 @@ class OcrPhase:
         enabled: bool = True,
         hold: Callable[[], bool] | None = None,
         after_write: Callable[[bool], Awaitable[None]] | None = None,
+        gate: InteractiveGate | None = None,
     ) -> None:
         self.store = store
         self.languages = languages
@@ -79,6 +81,7 @@ class OcrPhase:
         self.hold = hold or (lambda: False)  # a keyword phase runs: wait for it
         # A PDF was indexed anew with its OCR text (True: it had chunks, now replaced).
         self.after_write = after_write
+        self.gate = gate  # research turns first: OCR steps aside while one searches
         self._wake = asyncio.Event()
         self._idle = asyncio.Event()
         self._idle.set()
@@ -195,7 +198,10 @@ class OcrPhase:
         )
         self._running = True
         pool = ExtractorPool(
-            self.workers, timeout=ocr.PAGE_TIMEOUT + 30, memory_limit=DEFAULT_MEMORY_LIMIT
+            self.workers,
+            timeout=ocr.PAGE_TIMEOUT + 30,
+            memory_limit=DEFAULT_MEMORY_LIMIT,
+            gate=self.gate,
         )
         try:
             for attachment in todo:
