@@ -42,6 +42,7 @@ from services.agent.research.offline_questions import (
     about_own_writing,
     question_parts,
     subject_queries,
+    with_context,
 )
 from services.agent.research.offline_sentences import Block, parse_blocks
 from services.common.adk.names import SEARCH_LIBRARY
@@ -289,7 +290,7 @@ class OfflineLlm(BaseLlm):
         else:
             missing = aspects_of(question)
             queries = [question] + [c for c in captions if c != question]
-            queries += missing if len(missing) > 1 else []
+            queries += with_context(missing) if len(missing) > 1 else []
             if searched:
                 # The papers the first search found tell which of them the question names:
                 # each named paper gets a search of its own.

@@ -127,6 +127,27 @@ def question_parts(question: str, blocks: Sequence[Block] = ()) -> list[Part]:
     return parts
 
 
+# A part that points back at the one before: "..., and which package fits that weight model?"
+_REFERS_BACK = re.compile(r"\b(?:that|this|these|those|such|its|their|it|them)\b", re.I)
+
+
+def with_context(parts: Sequence[str]) -> list[str]:
+    """Search queries for a question's parts: a part after the first that points back at it
+    ("that weight model", "its default") searches with the first part's words too, which
+    say what "that" is ("which package does the fitting of that weight model (mixing weights
+    latent class regressions covariates)")."""
+    out: list[str] = []
+    for index, part in enumerate(parts):
+        if index and _REFERS_BACK.search(part):
+            own = set(words(part))
+            context = [w for w in dict.fromkeys(words(parts[0])) if w not in STOP and w not in own]
+            context = [w for w in context if not _QUESTION_WORD.fullmatch(w)]
+            if context:
+                part = f"{part} ({' '.join(context)})"
+        out.append(part)
+    return out
+
+
 # What a question names: a coined word ("lme4", "AlphaFold", "Cas9"), an acronym ("ADVI",
 # "HC3") or a hyphenated proper name ("Mann-Kendall", "Baum-Welch", "Tukey-type").
 _NAMED = re.compile(

@@ -81,6 +81,23 @@ def test_a_question_is_split_only_between_its_own_questions() -> None:
     ]
 
 
+def test_a_part_that_points_back_searches_with_the_first_parts_words() -> None:
+    question = (
+        "How can the mixing weights of latent class regressions be made to depend on "
+        "covariates, and which package does the fitting of that weight model?"
+    )
+    parts = [p.query for p in oq.question_parts(question)]
+    assert oq.with_context(parts) == [
+        parts[0],
+        "which package does the fitting of that weight model "
+        "(mixing weights latent class regressions made depend covariates)",
+    ]
+    # A part of its own keeps its words; a one-part question is left as it is.
+    apart = ["How does lmer choose its optimizer", "what do quantum annealers schedule"]
+    assert oq.with_context(apart) == apart
+    assert oq.with_context(["How is that chosen"]) == ["How is that chosen"]
+
+
 def test_each_named_paper_gets_its_own_part_and_query() -> None:
     blocks = [
         _block(1, "text", key="LME4", title="Fitting Linear Mixed-Effects Models Using lme4"),
