@@ -383,6 +383,7 @@ class ExtractorPool:
         self._ctx = multiprocessing.get_context("spawn")
         self._idle: list[_Worker] = []
         self._busy: set[_Worker] = set()
+        self._stopped: set[_Worker] = set()  # paused by the gate (a job may finish meanwhile)
 
     def busy_pids(self) -> list[int]:
         """Process ids of the workers reading a file right now."""
@@ -403,6 +404,9 @@ class ExtractorPool:
                         await self.gate.wait_clear()  # a turn is searching: it goes first
                     if worker is None or not worker.alive:
                         worker = self._idle.pop() if self._idle else self._new_worker()
+                    if worker in self._stopped:  # stopped as its last job ended
+                        worker.signal(signal.SIGCONT)
+                        self._stopped.discard(worker)
                     busy = True
                     self._busy.add(worker)
                     try:
@@ -437,14 +441,22 @@ class ExtractorPool:
         return _Worker(self._ctx, self.memory_limit)
 
     def _pause(self, paused: bool) -> None:
-        """Stop (or continue) the workers reading right now."""
-        for worker in list(self._busy):
-            worker.signal(signal.SIGSTOP if paused else signal.SIGCONT)
+        """Stop the workers reading right now, or continue every worker stopped (one whose job
+        had finished when it was stopped is idle by now, and must run its next one)."""
+        if paused:
+            for worker in list(self._busy):
+                worker.signal(signal.SIGSTOP)
+                self._stopped.add(worker)
+        else:
+            for worker in list(self._stopped):
+                worker.signal(signal.SIGCONT)
+            self._stopped.clear()
 
     def close(self) -> None:
         if self.gate is not None:
             self.gate._pools.discard(self)
-        for worker in list(self._busy):
+        for worker in list(self._busy | self._stopped):
             worker.signal(signal.SIGCONT)
+        self._stopped.clear()
         while self._idle:
             self._idle.pop().stop()

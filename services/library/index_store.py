@@ -504,11 +504,13 @@ class IndexStore(EmbeddingQueueStore):
     )
 
     def ocr_todo(self, languages: str) -> list[dict[str, Any]]:
-        """The PDFs with pages without text that OCR has not read (in ``languages``), the
-        shortest first: most of them searchable soonest."""
+        """The PDFs with pages without text that OCR has not read (in ``languages``): scans
+        (no text at all) first, then the PDFs with some pages without text (often a figure);
+        the shortest first within each, so most become searchable soonest."""
         cur = self.reader().execute(
             "SELECT attachment_key, item_key, path, size, mtime_ns, content_hash, state, "
-            f"page_count, empty_pages {self._OCR_TODO} ORDER BY page_count, attachment_key",
+            f"page_count, empty_pages {self._OCR_TODO} "
+            "ORDER BY state != 'no_text', page_count, attachment_key",
             (languages,),
         )
         cols = [d[0] for d in cur.description]

@@ -139,7 +139,13 @@ class OcrPhase:
             pages_pending=pages,
             pages_per_second=round(rate, 3),
             eta_seconds=round(pages / rate, 1) if rate and pages else 0.0,
-            error=str(found["error"]) if not found["available"] else self._error,
+            error=(
+                "OCR is turned off (ZOCRATES_OCR_ENABLED=false)"
+                if not self.enabled
+                else str(found["error"])
+                if not found["available"]
+                else self._error
+            ),
         )
 
     def _rate(self) -> float:

@@ -73,3 +73,28 @@ async def test_without_a_running_pool_a_touch_pauses_nothing() -> None:
     gate.touch()
     assert not gate.paused() and gate.pauses == 0
     await asyncio.wait_for(gate.wait_clear(), timeout=1)
+
+
+async def test_a_reader_stopped_as_its_job_ended_runs_its_next_job() -> None:
+    """The race seen on the large library: the gate stopped a worker whose result was already
+    on its way, the worker went back to the idle ones stopped, and its next job then waited
+    for its 300 s timeout (the PDF counted as failed)."""
+    gate = InteractiveGate(window=0.5)
+    pool = ExtractorPool(1, timeout=10.0, gate=gate)
+    pdf = zf.default_papers_dir() / "lmtest__lmtest-intro.pdf"
+    try:
+        first = [r async for _, r in pool.map([Job("pdf", str(pdf), count_only=True)])]
+        (worker,) = pool._idle
+        pool._busy.add(worker)  # as if the gate caught it between its result and going idle
+        gate.touch()
+        pool._busy.discard(worker)
+        await asyncio.sleep(0.1)  # the signal's delivery
+        assert _state(worker.process.pid) == "T"
+        gate.touch()  # still paused when the next job is handed out: it waits for the gate
+        started = time.perf_counter()
+        second = [r async for _, r in pool.map([Job("pdf", str(pdf), count_only=True)])]
+        assert time.perf_counter() - started < 5.0
+        assert first[0].page_count == second[0].page_count > 0
+        assert second[0].state == STATE_INDEXED and _state(worker.process.pid) != "T"
+    finally:
+        pool.close()
