@@ -99,9 +99,15 @@ async def scans(args: argparse.Namespace, reranker: RerankerClient) -> list[Resu
     questions = [q for q in read_jsonl(QUESTIONS) if q["file"] in SCANNED]
     pages = sum(len(pdfium.PdfDocument(zf.default_papers_dir() / f)) for f in SCANNED)
     print(f"\n== scanned papers: {len(SCANNED)} PDFs, {pages} pages, {len(questions)} questions")
-    original = await open_library(
-        args.workdir / "index-text", zf.every_paper_library(args.workdir / "Zotero"), reranker
-    )
+    # The text-layer originals: the index of part 2 (the same papers, with the notes) when it
+    # ran, else the 38 papers as they are.
+    own = args.workdir / "Zotero-own"
+    if (args.workdir / "index-own").is_dir() and own.is_dir():
+        original = await open_library(args.workdir / "index-own", own, reranker)
+    else:
+        original = await open_library(
+            args.workdir / "index-text", zf.every_paper_library(args.workdir / "Zotero"), reranker
+        )
     await synced(original)
     text = await recall(original, questions)
     await original.aclose()
