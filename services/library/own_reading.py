@@ -24,6 +24,7 @@ import re
 import sqlite3
 from collections.abc import Iterable
 
+from services.common.own_reading import COMMENT_LEAD, REGION_LEAD
 from services.library import chunking, terms
 from services.library.index_store import KIND_COMMENT, KIND_HIGHLIGHT, KIND_NOTE, IndexStore
 from services.library.zotero import Annotation, LibrarySnapshot, Note
@@ -93,12 +94,13 @@ def annotation_passage(annotation: Annotation, under_region: str = "") -> UserWr
     under = " ".join(under_region.split()) if annotation.annotation_type == "image" else ""
     parts = []
     if marked:
-        # A highlight is often part of a sentence: quoted, it reads as one (and is quotable).
-        parts.append(marked if _ENDS_SENTENCE.search(marked) else f"\u201c{marked}\u201d")
+        # A highlight is often part of a sentence: ended with a full stop, it reads as one
+        # (the citation check ignores punctuation, so it is still found on its page).
+        parts.append(marked if _ENDS_SENTENCE.search(marked) else f"{marked}.")
     if annotation.comment:
-        parts.append(f"My comment: {annotation.comment}" if marked else annotation.comment)
+        parts.append(f"{COMMENT_LEAD}{annotation.comment}" if marked else annotation.comment)
     if under:
-        parts.append(f"The text in the marked region: {under}")
+        parts.append(f"{REGION_LEAD}{under}")
     kind = KIND_HIGHLIGHT if marked else KIND_COMMENT
     return UserWriting(
         key=annotation.key,

@@ -29,6 +29,7 @@ from services.agent.research.offline_questions import (
     STOP,
     Part,
     about_own_writing,
+    asks_for_own_words,
     own_writing_subject,
     question_parts,
     unmentioned_names,
@@ -39,6 +40,7 @@ from services.agent.research.offline_sentences import (
     candidate_sentences,
     words,
 )
+from services.common.own_reading import COMMENT_LEAD
 
 logger = logging.getLogger(__name__)
 
@@ -149,18 +151,24 @@ async def compose_answer(
     *,
     notice: str,
     read_pages: PageReader | None = None,
+    own_words_only: bool = False,
 ) -> str:
     own = [b for b in blocks if b.origin]
-    if own and about_own_writing(question):
+    if own and about_own_writing(question) and not own_words_only:
         # "What did I note about X": quoted from what the user wrote about X, if any of it
-        # answers; else from everything, as any question.
+        # answers; else from everything, as any question. "What did I comment ...": a
+        # highlight answers with its comment, not the paper's words under it.
         mine = await compose_answer(
-            own_writing_subject(question), own, [], scorer, notice=notice, read_pages=read_pages
-        )
+            own_writing_subject(question), own, [], scorer, notice=notice, read_pages=read_pages,
+            own_words_only=asks_for_own_words(question),
+        )  # fmt: skip
         if f"\n{NO_EVIDENCE}: " not in mine:
             return mine
     lines = [notice, ""]
     sentences = candidate_sentences(blocks)
+    if own_words_only:
+        # The highlighted text stays in the passage (the context its comment is scored in).
+        sentences = [s for s in sentences if _users_words(s)]
     parts = question_parts(question, blocks)
     open_gaps = list(gaps)
     direct: list[tuple[Part, list[_Quote]]] = []
@@ -237,6 +245,15 @@ async def compose_answer(
     lines.append("# Cited Sources")
     lines.extend(cited_sources(cited))
     return "\n".join(lines)
+
+
+def _users_words(sentence: Sentence) -> bool:
+    """Whether ``sentence`` is the user's own words: any of a comment or a note, of a highlight
+    only its comment (the library writes it after ``COMMENT_LEAD``), not the paper's words."""
+    if sentence.block.origin != "highlight":
+        return True
+    lead = sentence.block.body.find(COMMENT_LEAD)
+    return lead >= 0 and sentence.block.body.find(sentence.text) >= lead
 
 
 def _cite(

@@ -208,6 +208,20 @@ _OWN_WRITING = re.compile(
 )
 
 
+# "what did I comment / write / note": the user's own words, not the text they highlighted.
+_OWN_WORDS = re.compile(
+    r"\b(?:i|i've|i'd)\s+(?:\w+\s+){0,2}?(?:note|noted|wrote|write|written|comment|commented"
+    r"|jot|jotted)\b|\bmy\s+(?:own\s+)?(?:notes?|comments?|reading\s+notes)\b",
+    re.I,
+)
+
+
+def asks_for_own_words(question: str) -> bool:
+    """Whether ``question`` asks what the user wrote (a comment, a note), rather than what they
+    highlighted: a highlight then answers with its comment, not the paper's words under it."""
+    return bool(_OWN_WORDS.search(question))
+
+
 def about_own_writing(question: str) -> bool:
     """Whether ``question`` asks about what the user wrote in Zotero (their notes, highlights,
     comments): those are searched first and preferred as evidence."""

@@ -178,9 +178,9 @@ def _prose_runs(text: str) -> list[str]:
     return [run for run in runs if run.strip()]
 
 
-def _is_quotable(sentence: str, first_in_passage: bool) -> bool:
+def _is_quotable(sentence: str, first_in_passage: bool, min_words: int = 6) -> bool:
     words = sentence.split()
-    if not 6 <= len(words) <= 90:
+    if not min_words <= len(words) <= 90:
         return False
     if not re.search(r"[.!?:)\"\u201d]$", sentence):
         return False  # a fragment: a list's lead-in, a passage cut mid-sentence
@@ -220,7 +220,12 @@ def candidate_sentences(blocks: Sequence[Block]) -> list[Sentence]:
                 if head and len(head.group(0).split()) >= 2:
                     sentence = sentence[head.end() :]
                 key = sentence_key(sentence)
-                quotable = _is_quotable(sentence, position == 0)
+                if block.origin:
+                    # What the user highlighted or wrote is quotable as they chose it: a short
+                    # highlight, one that starts mid-sentence.
+                    quotable = _is_quotable(sentence, False, min_words=2)
+                else:
+                    quotable = _is_quotable(sentence, position == 0)
                 # A sentence already quoted, or part of a longer one already taken, is a repeat
                 # (overlapping chunks; a chunk boundary that cut a sentence).
                 # A sentence holding one already taken is one too (a heading run into it).

@@ -21,7 +21,8 @@ PAPER = {
 }  # fmt: skip
 HIGHLIGHT = {
     **PAPER, "id": "2", "n": 2, "section": "", "origin": "highlight", "source_key": "ANNOKEY1",
-    "text": "\u201cthe Nelder-Mead simplex algorithm\u201d\n\nMy comment: Refit with nloptwrap "
+    "text": "lme4 implements the Nelder-Mead simplex algorithm adapted from NLopt."
+    "\n\nMy comment: Refit with nloptwrap "
     "whenever bobyqa warns about convergence.",
 }  # fmt: skip
 NOTE = {
@@ -117,3 +118,19 @@ async def test_each_citation_is_checked_against_what_it_cites() -> None:
         {**checked[1], "quote": "Nothing like this is on the page or in the comment."},
     ]
     assert [c["verified"] for c in await verify(invented, numbered, read_pages)] == [False, False]
+
+
+async def test_asked_what_i_commented_a_highlight_answers_with_its_comment() -> None:
+    blocks = sents.parse_blocks(ev.evidence_blocks([PAPER, HIGHLIGHT, NOTE]))
+    assert oq.asks_for_own_words("What did I comment about the Nelder-Mead simplex algorithm?")
+    assert not oq.asks_for_own_words("What did I highlight about the Nelder-Mead simplex?")
+    commented = await oa.compose_answer(
+        "What did I comment on the Nelder-Mead simplex algorithm, refitting with nloptwrap "
+        "when bobyqa warns about convergence?",
+        blocks, [], None, notice=NOTICE,
+    )  # fmt: skip
+    assert (
+        '"My comment: Refit with nloptwrap whenever bobyqa warns about convergence." [2, p. 24]'
+        in commented
+    )
+    assert "lme4 implements the Nelder-Mead" not in commented

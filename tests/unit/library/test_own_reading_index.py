@@ -65,9 +65,7 @@ def test_every_annotation_type_is_read_with_its_page_comment_colour_and_tags(
         epub_like: "comment",
     }
     (passage,) = next(w for w in own_reading.writings(snapshot) if w.key == highlight).passages
-    assert passage == own_reading.Passage(
-        "\u201cpenalized least squares\u201d\n\nMy comment: key idea", 7
-    )
+    assert passage == own_reading.Passage("penalized least squares.\n\nMy comment: key idea", 7)
 
 
 def test_annotations_of_trashed_items_and_attachments_are_out(zotero: pathlib.Path) -> None:
