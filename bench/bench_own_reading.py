@@ -236,7 +236,9 @@ def answers(
         (zotero / "zocrates-data" / stale).unlink(missing_ok=True)
     good = 0
     seconds = []
-    stack = Stack(zotero, ROOT, args.workdir / "stack-own.log")
+    log = args.workdir / "stack-own.log"
+    log.unlink(missing_ok=True)  # Stack waits for "Zocrates is running" in it: not last run's
+    stack = Stack(zotero, ROOT, log)
     stack.env["ZOCRATES_INDEX_DIR"] = str(args.workdir / "index-own")
     with stack, stack.client() as api:
         for entry in entries:
