@@ -93,7 +93,9 @@ def penalty(sentence: Sentence) -> float:
 
 def cross_encoder_text(sentence: Sentence) -> str:
     body = sentence.text
-    if sentence.context and _ANAPHOR.match(body):
+    # A comment on a highlight is about the highlighted text: scored with it.
+    comment = sentence.block.origin == "highlight" and body.startswith(COMMENT_LEAD)
+    if sentence.context and (comment or _ANAPHOR.match(body)):
         body = f"{sentence.context} {body}"
     return f"{sentence.block.title}\n{body}"
 
