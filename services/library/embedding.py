@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import contextlib
 import dataclasses
 import logging
-import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -24,6 +22,7 @@ import numpy as np
 from services.library import metrics
 from services.library.dense import DenseIndex
 from services.library.index_store import IndexStore
+from services.library.phase import BackgroundPhase, Rate
 from services.library.search import Embedder
 
 logger = logging.getLogger(__name__)
@@ -50,8 +49,10 @@ class EmbeddingProgress:
         return dataclasses.asdict(self)
 
 
-class EmbeddingQueue:
+class EmbeddingQueue(BackgroundPhase):
     """Drains the store's embedding queue into the store and the in-memory dense index."""
+
+    task_name = "embedding-queue"
 
     def __init__(
         self,
@@ -63,6 +64,7 @@ class EmbeddingQueue:
         batch: int = EMBED_BATCH,
         hold_bulk: Callable[[], bool] | None = None,
     ) -> None:
+        super().__init__()
         self.store = store
         self.dense = dense
         self.embedder = embedder
@@ -72,33 +74,13 @@ class EmbeddingQueue:
         # on 2 cores the embedder would otherwise take the CPU that makes the library
         # searchable, and being searchable sooner matters more than embedding sooner.
         self.hold_bulk = hold_bulk or (lambda: False)
-        self._wake = asyncio.Event()
-        self._idle = asyncio.Event()
         self._priority: collections.OrderedDict[str, None] = collections.OrderedDict()
-        self._task: asyncio.Task[None] | None = None
-        self._recent: collections.deque[tuple[float, int]] = collections.deque()
+        self._rate = Rate(_RATE_WINDOW_SECONDS)
         self._total = 0
         self._pending = 0
         self._error = ""
 
-    # ---- control ----
-
-    def start(self) -> None:
-        if self._task is None:
-            self._task = asyncio.create_task(self._run(), name="embedding-queue")
-            self.wake()
-
-    async def stop(self) -> None:
-        task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-
-    def wake(self) -> None:
-        """New chunks may be waiting (the keyword phase wrote some)."""
-        self._idle.clear()
-        self._wake.set()
+    # ---- control (start, stop, wake, wait_idle: BackgroundPhase) ----
 
     def prioritize(self, item_keys: Iterable[str]) -> None:
         """Embed these items' chunks before the rest (most recent request first)."""
@@ -119,16 +101,8 @@ class EmbeddingQueue:
     def priority_items(self) -> list[str]:
         return list(self._priority)
 
-    async def wait_idle(self, timeout: float | None = None) -> bool:
-        """Until the queue is empty (True), or ``timeout`` seconds (False)."""
-        try:
-            await asyncio.wait_for(self._idle.wait(), timeout)
-        except TimeoutError:
-            return False
-        return True
-
     def progress(self) -> EmbeddingProgress:
-        rate = self._rate()
+        rate = self._rate.per_second()
         return EmbeddingProgress(
             chunks_total=self._total,
             chunks_embedded=max(0, self._total - self._pending),
@@ -144,16 +118,6 @@ class EmbeddingQueue:
         self._total, self._pending = self.store.queue_counts()
 
     # ---- the loop ----
-
-    def _rate(self) -> float:
-        now = time.monotonic()
-        while self._recent and now - self._recent[0][0] > _RATE_WINDOW_SECONDS:
-            self._recent.popleft()
-        if len(self._recent) < 2:
-            return 0.0
-        span = now - self._recent[0][0]
-        done = sum(n for _, n in list(self._recent)[1:])
-        return done / span if span > 0 else 0.0
 
     async def _next_batch(self) -> list[tuple[int, str, str]]:
         """The priority items' pending chunks first, then the oldest pending."""
@@ -186,7 +150,7 @@ class EmbeddingQueue:
             await self._wake.wait()
             self._wake.clear()
             await asyncio.to_thread(self.refresh_counts)
-            self._recent.append((time.monotonic(), 0))
+            self._rate.add(0)
             while True:
                 rows = await self._next_batch()
                 if not rows:
@@ -227,4 +191,4 @@ class EmbeddingQueue:
                 )
         self._pending = max(0, self._pending - len(ids))
         metrics.EMBEDDED_CHUNKS.inc(len(written))
-        self._recent.append((time.monotonic(), len(ids)))
+        self._rate.add(len(ids))

@@ -17,12 +17,9 @@ install it.
 from __future__ import annotations
 
 import asyncio
-import collections
-import contextlib
 import dataclasses
 import logging
 import pathlib
-import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -37,6 +34,7 @@ from services.library.extraction import (
     Job,
 )
 from services.library.index_store import STATE_FAILED, STATE_NO_TEXT, IndexStore
+from services.library.phase import BackgroundPhase, Rate
 
 logger = logging.getLogger(__name__)
 
@@ -60,7 +58,9 @@ class OcrProgress:
         return dataclasses.asdict(self)
 
 
-class OcrPhase:
+class OcrPhase(BackgroundPhase):
+    task_name = "ocr-phase"
+
     def __init__(
         self,
         store: IndexStore,
@@ -73,6 +73,8 @@ class OcrPhase:
         after_write: Callable[[bool], Awaitable[None]] | None = None,
         gate: InteractiveGate | None = None,
     ) -> None:
+        super().__init__()
+        self._idle.set()  # not started: nothing to wait for
         self.store = store
         self.languages = languages
         self.dpi = dpi
@@ -82,11 +84,7 @@ class OcrPhase:
         # A PDF was indexed anew with its OCR text (True: it had chunks, now replaced).
         self.after_write = after_write
         self.gate = gate  # research turns first: OCR steps aside while one searches
-        self._wake = asyncio.Event()
-        self._idle = asyncio.Event()
-        self._idle.set()
-        self._task: asyncio.Task[None] | None = None
-        self._recent: collections.deque[tuple[float, int]] = collections.deque()
+        self._rate = Rate(RATE_WINDOW)
         self._done = 0
         self._running = False
         self._error = ""
@@ -99,28 +97,8 @@ class OcrPhase:
         return self.languages
 
     def start(self) -> None:
-        if self._task is None and self.enabled:
-            self._task = asyncio.create_task(self._run(), name="ocr-phase")
-            self.wake()
-
-    async def stop(self) -> None:
-        task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-
-    def wake(self) -> None:
-        """A sync may have found PDFs without text."""
-        self._idle.clear()
-        self._wake.set()
-
-    async def wait_idle(self, timeout: float | None = None) -> bool:
-        try:
-            await asyncio.wait_for(self._idle.wait(), timeout)
-        except TimeoutError:
-            return False
-        return True
+        if self.enabled:
+            super().start()
 
     def refresh_counts(self) -> None:
         """Blocking: count what is left (a thread; the status calls it)."""
@@ -129,7 +107,7 @@ class OcrPhase:
     def progress(self) -> OcrProgress:
         found = ocr.status(self.languages)
         attachments, pages = self._pending
-        rate = self._rate()
+        rate = self._rate.per_second()
         return OcrProgress(
             running=self._running,
             available=bool(found["available"]) and self.enabled,
@@ -147,16 +125,6 @@ class OcrPhase:
                 else self._error
             ),
         )
-
-    def _rate(self) -> float:
-        now = time.monotonic()
-        while self._recent and now - self._recent[0][0] > RATE_WINDOW:
-            self._recent.popleft()
-        if len(self._recent) < 2:
-            return 0.0
-        span = self._recent[-1][0] - self._recent[0][0]
-        pages = sum(n for _, n in list(self._recent)[1:])
-        return pages / span if span > 0 else 0.0
 
     # ---- the phase ----
 
@@ -203,6 +171,7 @@ class OcrPhase:
             self.languages,
         )
         self._running = True
+        self._rate.add(0)  # the reading starts (again) now
         pool = ExtractorPool(
             self.workers,
             timeout=ocr.PAGE_TIMEOUT + 30,
@@ -242,7 +211,7 @@ class OcrPhase:
             )
             read[page] = text
             self._done += 1
-            self._recent.append((time.monotonic(), 1))
+            self._rate.add(1)
             self._pending = (self._pending[0], max(0, self._pending[1] - 1))
         texts = tuple(sorted((p, read[p]) for p in pages if p in read))
         results = [r async for _, r in pool.map([Job("pdf", path, ocr_texts=texts)])]
