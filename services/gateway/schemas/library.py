@@ -82,10 +82,9 @@ class LibraryStatus(Success):
     )
     problems: list[AttachmentProblem] = Field(description="The worst first (at most 10).")
     passages: dict[str, int] = Field(
-        default_factory=dict,
-        description="Passages by kind: text (the papers), highlight, comment, note (yours).",
+        description="Passages by kind: text (the papers), highlight, comment, note (yours)."
     )
-    ocr_phase: OcrPhase | None = None
+    ocr_phase: OcrPhase
 
 
 class Prioritized(Success):
