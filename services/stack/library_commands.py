@@ -185,7 +185,7 @@ def _ocr_line(ocr: dict[str, Any]) -> str:
     pdfs, pages = ocr.get("attachments_pending") or 0, ocr.get("pages_pending") or 0
     if not pdfs:
         return ""
-    waiting = f"{pdfs} scanned PDF(s), {pages} page(s) without a text layer"
+    waiting = f"{pages} page(s) without a text layer (scans) in {pdfs} PDF(s)"
     if ocr.get("available"):
         return f"{waiting}: OCR reads them in the background (GET /library/status: ocr_phase)"
     return f"{waiting} wait for OCR: {ocr.get('error')}"

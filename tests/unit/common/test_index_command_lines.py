@@ -9,7 +9,7 @@ def test_the_ocr_line_says_what_waits_and_how_to_install_tesseract() -> None:
     assert _ocr_line({}) == ""
     assert _ocr_line({"attachments_pending": 0, "pages_pending": 0, "available": True}) == ""
     reading = _ocr_line({"attachments_pending": 2, "pages_pending": 31, "available": True})
-    assert reading.startswith("2 scanned PDF(s), 31 page(s) without a text layer: OCR reads")
+    assert reading.startswith("31 page(s) without a text layer (scans) in 2 PDF(s): OCR reads")
     missing = _ocr_line(
         {
             "attachments_pending": 1,
