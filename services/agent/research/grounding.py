@@ -49,6 +49,10 @@ NOT_IN_LIBRARY_NOTICE = (
 )
 
 
+REPEATED_NOTICE = "*[The model began repeating itself here; the rest of its answer is cut.]*"
+# A sentence this long said a second time is a loop, not emphasis.
+MIN_REPEATED_WORDS = 6
+
 estimate_tokens = fit_tokens  # what the evidence and the prompt count as
 
 
@@ -70,6 +74,40 @@ class WriterLimits:
 
 def _sentences(text: str) -> list[str]:
     return [s for s in _SENTENCE_END.split(text.strip()) if s]
+
+
+def _sentence_key(sentence: str) -> str:
+    return " ".join(re.findall(r"[a-z]+", sentence.lower()))
+
+
+def cut_repetition(answer: str) -> tuple[str, bool]:
+    """``answer`` cut before the first sentence it says a second time, and whether it was.
+
+    A small model that loops repeats whole sentences until its ``max_tokens`` runs out (the
+    135M model wrote one sentence 14 times in one answer); the user should read the answer
+    once, with a line that says where it was cut. Short sentences ("See [2].") may recur.
+    """
+    body, sources = answer, ""
+    if CITED_SOURCES in answer:
+        body, rest = answer.split(CITED_SOURCES, 1)
+        sources = CITED_SOURCES + rest
+    seen: set[str] = set()
+    offset = 0
+    for line in body.splitlines(keepends=True):
+        start = 0
+        for sentence in _sentences(line):
+            at = line.find(sentence, start)
+            start = at + len(sentence)
+            key = _sentence_key(sentence)
+            if len(key.split()) < MIN_REPEATED_WORDS:
+                continue
+            if key in seen:
+                kept = body[: offset + at].rstrip()
+                tail = f"\n\n{sources}" if sources else ""
+                return f"{kept}\n\n{REPEATED_NOTICE}{tail}", True
+            seen.add(key)
+        offset += len(line)
+    return answer, False
 
 
 def fit_evidence(numbered: list[dict[str, Any]], budget: int | None) -> list[dict[str, Any]]:

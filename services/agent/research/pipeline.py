@@ -343,6 +343,9 @@ def build_search_pipeline(deps: PipelineDeps) -> Any:
             invented = 0
             if deps.writer is not None:
                 answer_text, invented = keep_markers(answer_text, {p["n"] for p in selected})
+                answer_text, looped = grounding.cut_repetition(answer_text)
+                if looped:
+                    logger.info("writer answer repeated itself: cut at the first repeat")
             citations = await verify_citations(
                 with_quotes(answer_text, ev.extract_citations(answer_text, selected)),
                 selected,

@@ -156,3 +156,24 @@ async def test_unchecked_prose_on_a_question_the_papers_do_not_answer_is_not_sho
         read_pages=None,
     )
     assert "adiabatically" in partly and grounding.SOME_UNVERIFIED_NOTICE in partly
+
+
+def test_an_answer_that_loops_is_cut_before_its_first_repeated_sentence() -> None:
+    loop = (
+        "This evidence does not contain any information which suggests that the library "
+        "should exclude this feature. It will make the next one, item {n}.\n"
+    )
+    answer = (
+        "Auto.arima picks D with a Canova-Hansen test [1].\n"
+        + "".join(loop.format(n=n) for n in range(10, 15))
+        + "\n# Cited Sources\n[1] Hyndman (2008). p. 10."
+    )
+    cut, looped = grounding.cut_repetition(answer)
+    assert looped
+    assert cut.count("should exclude this feature") == 1
+    assert "item 10." in cut and "item 11" not in cut
+    assert cut.split("# Cited Sources")[0].rstrip().endswith(grounding.REPEATED_NOTICE)
+    assert cut.endswith("[1] Hyndman (2008). p. 10.")
+    # Short sentences may recur, and an answer that does not repeat itself is left alone.
+    plain = "See [1]. The test decides D [1]. See [1]. It uses KPSS tests for d [2]."
+    assert grounding.cut_repetition(plain) == (plain, False)
