@@ -13,7 +13,7 @@
  * or `error`. Aborting through `signal` rejects with the AbortError.
  */
 
-import { Codes, GatewayError, isAbortError, isConnectionFailure } from "./errors.js";
+import { Codes, GatewayError, isAbortError } from "./errors.js";
 import { iterateSSE } from "./sse.js";
 
 export const DEFAULT_BASE_URL = "http://127.0.0.1:8765";
@@ -104,14 +104,10 @@ export function createClient({
         });
       } catch (err) {
         if (isAbortError(err)) throw err;
-        if (isConnectionFailure(err)) {
-          throw fail({
-            code: Codes.GATEWAY_DOWN,
-            message: String(err?.message || err),
-            cause: err,
-          });
-        }
-        throw err;
+        // fetch rejects only when no answer came: a refused connection (a TypeError), or in
+        // Zotero a rejection with nothing at all. Either way the gateway cannot be reached.
+        const reason = err?.message || (err == null ? "" : String(err));
+        throw fail({ code: Codes.GATEWAY_DOWN, message: reason, cause: err });
       }
       if (res.status === 401 && auth && attempt === 0) {
         const fresh = await token(true).catch(() => current);

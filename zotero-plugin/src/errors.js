@@ -159,16 +159,6 @@ export class GatewayError extends Error {
   }
 }
 
-/** Whether a failure of fetch means that nothing listens (refused, reset, unreachable). */
-export function isConnectionFailure(err) {
-  if (!err || isAbortError(err)) return false;
-  if (err instanceof TypeError) return true; // fetch's "Failed to fetch" / "NetworkError ..."
-  const codes = [err.code, err.cause?.code, err.errno];
-  return codes.some((c) =>
-    ["ECONNREFUSED", "ECONNRESET", "EHOSTUNREACH", "ENOTFOUND", "UND_ERR_SOCKET"].includes(c),
-  );
-}
-
 export function isAbortError(err) {
   return !!err && (err.name === "AbortError" || err.code === 20);
 }

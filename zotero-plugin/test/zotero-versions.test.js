@@ -112,6 +112,50 @@ async function until(check, what, ms = 3000) {
   }
 }
 
+/** bootstrap.js from the built .xpi in a sandbox with Zotero's globals, as plugins.js gives them. */
+function boot(z, fetch, { IOUtils, PathUtils }) {
+  const booted = { chrome: null, sandbox: null };
+  const globals = {
+    Zotero: z.Zotero,
+    fetch,
+    IOUtils,
+    PathUtils,
+    TextDecoder,
+    // in the plugin sandbox's wantGlobalProperties too (xpcom/plugins.js, 7.0 to 10.0)
+    URL,
+    URLSearchParams,
+    APP_SHUTDOWN: 2,
+    Components: {
+      classes: {
+        "@mozilla.org/addons/addon-manager-startup;1": {
+          getService: () => ({
+            registerChrome: (uri, entries) => {
+              booted.chrome = { uri, entries, destructed: false };
+              return { destruct: () => (booted.chrome.destructed = true) };
+            },
+          }),
+        },
+      },
+      interfaces: { amIAddonManagerStartup: {} },
+    },
+    Services: {
+      io: { newURI: (s) => s },
+      scriptloader: {
+        loadSubScript(url, ctx) {
+          vm.runInContext(
+            files.get(url.slice(ROOT_URI.length)).toString(),
+            vm.createContext({ ...globals, ...ctx }),
+          );
+        },
+      },
+    },
+  };
+  const sandbox = vm.createContext({ ...globals });
+  vm.runInContext(files.get("bootstrap.js").toString(), sandbox);
+  booted.sandbox = sandbox;
+  return booted;
+}
+
 let out;
 let files;
 before(async () => {
@@ -153,50 +197,14 @@ for (const { major, version } of ZOTERO_VERSIONS) {
         "/home/me/Zotero/zocrates-data/gateway.token": "tok",
         [z.cachePath(FIGURE.key)]: new Uint8Array(Buffer.from(PNG_BASE64, "base64")),
       });
-      let chrome = null;
-      const globals = {
-        Zotero: z.Zotero,
-        fetch: gatewayFetch(requests),
-        IOUtils,
-        PathUtils,
-        TextDecoder,
-        // in the plugin sandbox's wantGlobalProperties too (xpcom/plugins.js, 7.0 to 10.0)
-        URL,
-        URLSearchParams,
-        APP_SHUTDOWN: 2,
-        Components: {
-          classes: {
-            "@mozilla.org/addons/addon-manager-startup;1": {
-              getService: () => ({
-                registerChrome: (uri, entries) => {
-                  chrome = { uri, entries, destructed: false };
-                  return { destruct: () => (chrome.destructed = true) };
-                },
-              }),
-            },
-          },
-          interfaces: { amIAddonManagerStartup: {} },
-        },
-        Services: {
-          io: { newURI: (s) => s },
-          scriptloader: {
-            loadSubScript(url, ctx) {
-              vm.runInContext(
-                files.get(url.slice(ROOT_URI.length)).toString(),
-                vm.createContext({ ...globals, ...ctx }),
-              );
-            },
-          },
-        },
-      };
-      const sandbox = vm.createContext({ ...globals });
-      vm.runInContext(files.get("bootstrap.js").toString(), sandbox);
+      const booted = boot(z, gatewayFetch(requests), { IOUtils, PathUtils });
+      const { sandbox } = booted;
 
       // start-up: chrome, the bundle, settings pane, reader popup listener, the open window
       await sandbox.startup({ id: PLUGIN_ID, version: pkg.version, rootURI: ROOT_URI }, 1);
       const plugin = z.Zotero.Zocrates;
       assert.ok(plugin?.data.initialized, "Zotero.Zocrates is set up");
-      assert.deepEqual(JSON.parse(JSON.stringify(chrome.entries)), [
+      assert.deepEqual(JSON.parse(JSON.stringify(booted.chrome.entries)), [
         ["content", "zocrates", `${ROOT_URI}content/`],
       ]);
       assert.equal(z.panes.length, 1);
@@ -392,7 +400,7 @@ for (const { major, version } of ZOTERO_VERSIONS) {
       );
       await sandbox.shutdown({ id: PLUGIN_ID }, 4);
       assert.equal(z.Zotero.Zocrates, undefined);
-      assert.equal(chrome.destructed, true);
+      assert.equal(booted.chrome.destructed, true);
       assert.equal(doc.getElementById("zocrates-pane-container"), null);
       assert.equal(doc.getElementById("zocrates-view-pane-menuitem"), null);
       assert.equal(
@@ -418,6 +426,52 @@ for (const { major, version } of ZOTERO_VERSIONS) {
         [],
         "nothing went wrong in the log",
       );
+    });
+
+    test("a gateway that fails in every way leaves no rejection unhandled, and says so in the log", async () => {
+      // Zotero 8-10 log "uncaught exception: undefined" for a promise rejected with undefined
+      // that nobody handles: whatever fetch does, start-up, the pane and shutdown must handle it.
+      const failures = {
+        "rejects with undefined": () => Promise.reject(undefined),
+        "network error": () =>
+          Promise.reject(new TypeError("NetworkError when attempting to fetch resource.")),
+        "HTTP 500": async () => jsonResponse({ status: "error", code: "internal" }, 500),
+        aborted: () => Promise.reject(new DOMException("The operation was aborted.", "AbortError")),
+      };
+      const unhandled = [];
+      const collect = (reason) => unhandled.push(reason === undefined ? "undefined" : reason);
+      process.on("unhandledRejection", collect);
+      try {
+        for (const [name, fetch] of Object.entries(failures)) {
+          for (const token of [true, false]) {
+            const z = zoteroSurface(major, { items: [LME4], collection: COLLECTION });
+            const { IOUtils, PathUtils } = fakeFiles(
+              token ? { "/home/me/Zotero/zocrates-data/gateway.token": "tok" } : {},
+            );
+            const { sandbox } = boot(z, fetch, { IOUtils, PathUtils });
+            await sandbox.startup({ id: PLUGIN_ID, version: pkg.version, rootURI: ROOT_URI }, 1);
+            const plugin = z.Zotero.Zocrates;
+            await plugin.data.registering;
+            assert.equal(plugin.data.registration.ok, false, `${name}: not registered`);
+            assert.ok(
+              z.log.some((m) => m.includes("could not register the data directory: ")),
+              `${name}: the log says why`,
+            );
+            assert.ok(
+              !z.log.some((m) => /register the data directory: (undefined)?$/.test(m)),
+              `${name}: a reason, not nothing`,
+            );
+            // let the pane's own start (the chat list) fail too
+            await new Promise((r) => setTimeout(r, 50));
+            await sandbox.onMainWindowUnload({ window: z.window }, 1);
+            await sandbox.shutdown({ id: PLUGIN_ID }, 4);
+            await new Promise((r) => setTimeout(r, 20));
+            assert.deepEqual(unhandled, [], `${name}, token ${token}: no unhandled rejection`);
+          }
+        }
+      } finally {
+        process.off("unhandledRejection", collect);
+      }
     });
   });
 }

@@ -74,7 +74,8 @@ export function createApp({
       log(`registered ${response.zotero_data_dir}`);
     } catch (error) {
       data.registration = { ok: false, error };
-      log(`could not register the data directory: ${error.message || describeError(error)}`);
+      const reason = error?.message || describeError(error || {}) || String(error);
+      log(`could not register the data directory: ${reason}`);
     }
     return data.registration;
   }

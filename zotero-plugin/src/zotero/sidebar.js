@@ -249,7 +249,9 @@ export function mountSidebar(win, app) {
   const onFocus = () => pane.refreshSelection();
   container.addEventListener("focusin", onFocus);
   setOpen(env.getPref(PREFS.paneOpen, true) !== false);
-  pane.start();
+  // Not awaited (the window must not wait for the gateway); a failure is the pane's to show,
+  // and must never become an unhandled rejection in Zotero's console.
+  pane.start().catch((err) => app.log(`the pane could not start: ${err?.message || err}`));
 
   return {
     pane,
