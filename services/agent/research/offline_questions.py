@@ -124,7 +124,39 @@ def question_parts(question: str, blocks: Sequence[Block] = ()) -> list[Part]:
                 parts.append(Part(label=name, query=_without(clause, others), papers=keys))
         else:
             parts.append(Part(label=clause, query=clause))
-    return parts
+    return _about_the_first(parts, blocks) if blocks else parts
+
+
+# A part that asks beyond the first one's subject: "which other packages ...".
+_CONTRAST = re.compile(r"\b(?:other|others|another|else|different|alternatives?)\b", re.I)
+
+
+def _names_nothing(text: str, blocks: Sequence[Block] = ()) -> bool:
+    """Whether ``text`` is a short part that names no package, method or paper of its own
+    ("how is the error estimated": two words of its own), and does not ask beyond ("which
+    other packages")."""
+    own = [w for w in words(text) if w not in STOP and not _QUESTION_WORD.fullmatch(w)]
+    if len(own) > 2 or _NAMED.search(text) or _CONTRAST.search(text):
+        return False
+    return not (blocks and subjects_of(text, blocks))
+
+
+def _about_the_first(parts: list[Part], blocks: Sequence[Block]) -> list[Part]:
+    """A later part that names nothing asks about what the first part names: "Which
+    technique does mvtnorm use ..., and how is the error estimated?" is answered from the
+    mvtnorm paper, not from every paper that estimates an error."""
+    if len(parts) < 2 or parts[0].papers is not None:
+        return parts
+    subjects = set(subjects_of(parts[0].query, blocks).values())
+    if len(subjects) != 1:
+        return parts
+    (papers,) = subjects
+    return [
+        Part(label=p.label, query=p.query, papers=papers)
+        if i and p.papers is None and _names_nothing(p.query, blocks)
+        else p
+        for i, p in enumerate(parts)
+    ]
 
 
 # A part that points back at the one before: "..., and which package fits that weight model?"
@@ -135,10 +167,12 @@ def with_context(parts: Sequence[str]) -> list[str]:
     """Search queries for a question's parts: a part after the first that points back at it
     ("that weight model", "its default") searches with the first part's words too, which
     say what "that" is ("which package does the fitting of that weight model (mixing weights
-    latent class regressions covariates)")."""
+    latent class regressions covariates)"), and so does a short one that names nothing of its
+    own ("how is the error estimated")."""
     out: list[str] = []
     for index, part in enumerate(parts):
-        if index and _REFERS_BACK.search(part):
+        # "..., and how is the error estimated?": the error of what the first part is about.
+        if index and (_REFERS_BACK.search(part) or _names_nothing(part)):
             own = set(words(part))
             context = [w for w in dict.fromkeys(words(parts[0])) if w not in STOP and w not in own]
             context = [w for w in context if not _QUESTION_WORD.fullmatch(w)]

@@ -98,6 +98,34 @@ def test_a_part_that_points_back_searches_with_the_first_parts_words() -> None:
     assert oq.with_context(["How is that chosen"]) == ["How is that chosen"]
 
 
+def test_a_part_that_names_nothing_asks_about_what_the_first_part_names() -> None:
+    question = (
+        "Which numerical integration technique does mvtnorm use for multivariate normal "
+        "probabilities, and how is the error estimated?"
+    )
+    blocks = [
+        _block(1, "Randomized quasi-Monte Carlo methods.", key="MVT1",
+               title="On Multivariate t and Gauss Probabilities in R (mvtnorm)"),
+        _block(2, "The error rate is estimated by cross-validation.", key="ROB1",
+               title="An Object-Oriented Framework for Robust Multivariate Analysis"),
+    ]  # fmt: skip
+    parts = oq.question_parts(question, blocks)
+    assert [(p.query, p.papers) for p in parts] == [
+        (parts[0].query, None),
+        ("how is the error estimated", frozenset({"MVT1"})),
+    ]
+    assert oq.with_context([p.query for p in parts])[1] == (
+        "how is the error estimated "
+        "(numerical integration technique mvtnorm multivariate normal probabilities)"
+    )
+    # A part that names its own subject, or asks beyond the first, is its own question.
+    own = "Which optimizer does lme4 use, and which other packages fit mixed models?"
+    assert [p.papers for p in oq.question_parts(own, blocks)] == [None, None]
+    assert oq.with_context([p.query for p in oq.question_parts(own)]) == [
+        p.query for p in oq.question_parts(own)
+    ]
+
+
 def test_each_named_paper_gets_its_own_part_and_query() -> None:
     blocks = [
         _block(1, "text", key="LME4", title="Fitting Linear Mixed-Effects Models Using lme4"),
