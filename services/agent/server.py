@@ -12,8 +12,7 @@ from services.agent.online_literature import OpenAlexClient, make_search_online_
 from services.agent.research.library_tools import make_library_tools
 from services.agent.research.runtime import ResearchRuntime
 from services.agent.servicer import AgentServicer
-from services.common.runtime import GrpcServiceRuntime, wait_for_shutdown_signal
-from services.common.telemetry import setup_tracing, shutdown_tracing
+from services.common.runtime import GrpcServiceRuntime, serve_until_signal
 from services.library.client import LibraryClient
 from services.reranker.client import RerankerClient
 from services.sessions.remote_session_service import RemoteSessionService
@@ -72,11 +71,6 @@ class AgentServer:
 
 
 async def serve(settings: AgentSettings) -> None:
-    setup_tracing(service_name="agent", otlp_endpoint=settings.otlp_endpoint)
-    server = AgentServer(settings)
-    await server.start()
-    try:
-        await wait_for_shutdown_signal()
-    finally:
-        await server.stop()
-        shutdown_tracing()
+    await serve_until_signal(
+        AgentServer(settings), service_name="agent", otlp_endpoint=settings.otlp_endpoint
+    )

@@ -6,9 +6,11 @@ import asyncio
 import contextlib
 import logging
 import signal
+from typing import Protocol
 
 from services.common.admin import AdminServer, ReadinessCheck
 from services.common.grpc_server import GrpcServer
+from services.common.telemetry import setup_tracing, shutdown_tracing
 
 logger = logging.getLogger(__name__)
 
@@ -66,3 +68,23 @@ async def wait_for_shutdown_signal() -> None:
             loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     logger.info("shutdown signal received")
+
+
+class Servable(Protocol):
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+
+async def serve_until_signal(
+    server: Servable, *, service_name: str, otlp_endpoint: str | None
+) -> None:
+    """A service's process: traced as ``service_name``, ``server`` started, and stopped (its
+    spans flushed) on SIGTERM or SIGINT."""
+    setup_tracing(service_name=service_name, otlp_endpoint=otlp_endpoint)
+    await server.start()
+    try:
+        await wait_for_shutdown_signal()
+    finally:
+        await server.stop()
+        shutdown_tracing()

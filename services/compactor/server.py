@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from zocrates.compactor.v1 import compactor_pb2, compactor_pb2_grpc
 
-from services.common.runtime import GrpcServiceRuntime, wait_for_shutdown_signal
-from services.common.telemetry import setup_tracing, shutdown_tracing
+from services.common.runtime import GrpcServiceRuntime, serve_until_signal
 from services.compactor.config import CompactorSettings
 from services.compactor.service import Compactor
 from services.compactor.servicer import CompactorServicer
@@ -58,11 +57,6 @@ class CompactorServer:
 
 
 async def serve(settings: CompactorSettings) -> None:
-    setup_tracing(service_name="compactor", otlp_endpoint=settings.otlp_endpoint)
-    server = CompactorServer(settings)
-    await server.start()
-    try:
-        await wait_for_shutdown_signal()
-    finally:
-        await server.stop()
-        shutdown_tracing()
+    await serve_until_signal(
+        CompactorServer(settings), service_name="compactor", otlp_endpoint=settings.otlp_endpoint
+    )

@@ -7,8 +7,7 @@ import logging
 
 from zocrates.library.v1 import library_pb2, library_pb2_grpc
 
-from services.common.runtime import GrpcServiceRuntime, wait_for_shutdown_signal
-from services.common.telemetry import setup_tracing, shutdown_tracing
+from services.common.runtime import GrpcServiceRuntime, serve_until_signal
 from services.library.config import LibrarySettings
 from services.library.library import Library, OcrSettings
 from services.library.servicer import LibraryServicer
@@ -83,11 +82,6 @@ class LibraryServer:
 
 
 async def serve(settings: LibrarySettings) -> None:
-    setup_tracing(service_name="library", otlp_endpoint=settings.otlp_endpoint)
-    server = LibraryServer(settings)
-    await server.start()
-    try:
-        await wait_for_shutdown_signal()
-    finally:
-        await server.stop()
-        shutdown_tracing()
+    await serve_until_signal(
+        LibraryServer(settings), service_name="library", otlp_endpoint=settings.otlp_endpoint
+    )

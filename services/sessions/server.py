@@ -6,8 +6,7 @@ import logging
 
 from zocrates.sessions.v1 import sessions_pb2, sessions_pb2_grpc
 
-from services.common.runtime import GrpcServiceRuntime, wait_for_shutdown_signal
-from services.common.telemetry import setup_tracing, shutdown_tracing
+from services.common.runtime import GrpcServiceRuntime, serve_until_signal
 from services.sessions.config import SessionsSettings
 from services.sessions.service import SessionsService
 from services.sessions.servicer import SessionServicer
@@ -51,11 +50,6 @@ class SessionsServer:
 
 
 async def serve(settings: SessionsSettings) -> None:
-    setup_tracing(service_name="sessions", otlp_endpoint=settings.otlp_endpoint)
-    server = SessionsServer(settings)
-    await server.start()
-    try:
-        await wait_for_shutdown_signal()
-    finally:
-        await server.stop()
-        shutdown_tracing()
+    await serve_until_signal(
+        SessionsServer(settings), service_name="sessions", otlp_endpoint=settings.otlp_endpoint
+    )
