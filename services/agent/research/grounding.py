@@ -21,7 +21,7 @@ from typing import Any
 from services.agent.research import evidence as ev
 from services.agent.research.citations import PageReader
 from services.agent.research.offline_answer import NO_EVIDENCE, Scorer, compose_answer
-from services.agent.research.offline_sentences import parse_blocks
+from services.agent.research.offline_sentences import parse_blocks, sentence_key
 from services.common.tokens import fit_tokens
 
 CITED_SOURCES = "# Cited Sources"
@@ -76,10 +76,6 @@ def _sentences(text: str) -> list[str]:
     return [s for s in _SENTENCE_END.split(text.strip()) if s]
 
 
-def _sentence_key(sentence: str) -> str:
-    return " ".join(re.findall(r"[a-z]+", sentence.lower()))
-
-
 def cut_repetition(answer: str) -> tuple[str, bool]:
     """``answer`` cut before the first sentence it says a second time, and whether it was.
 
@@ -98,7 +94,7 @@ def cut_repetition(answer: str) -> tuple[str, bool]:
         for sentence in _sentences(line):
             at = line.find(sentence, start)
             start = at + len(sentence)
-            key = _sentence_key(sentence)
+            key = sentence_key(sentence)
             if len(key.split()) < MIN_REPEATED_WORDS:
                 continue
             if key in seen:

@@ -91,6 +91,11 @@ def subjects_of(text: str, blocks: Sequence[Block]) -> dict[str, frozenset[str]]
     return found
 
 
+def _own_words(clause: str) -> list[str]:
+    """The words a clause asks with, past its stop words and question words."""
+    return [w for w in words(clause) if w not in STOP and not _QUESTION_WORD.fullmatch(w)]
+
+
 def question_parts(question: str, blocks: Sequence[Block] = ()) -> list[Part]:
     """The parts of a question that need their own answer.
 
@@ -106,8 +111,7 @@ def question_parts(question: str, blocks: Sequence[Block] = ()) -> list[Part]:
     clauses = [c for c in clauses if c and [w for w in words(c) if w not in STOP]]
     merged: list[str] = []
     for clause in clauses:
-        own = [w for w in words(clause) if w not in STOP and not _QUESTION_WORD.fullmatch(w)]
-        about_before = bool(_PRONOUN.search(clause)) and len(own) <= 2
+        about_before = bool(_PRONOUN.search(clause)) and len(_own_words(clause)) <= 2
         if merged and (not _QUESTION_WORD.search(clause) or about_before):
             # No question of its own, or a short one about the clause before ("..., and what
             # was its design?"): the same part.
@@ -135,8 +139,7 @@ def _names_nothing(text: str, blocks: Sequence[Block] = ()) -> bool:
     """Whether ``text`` is a short part that names no package, method or paper of its own
     ("how is the error estimated": two words of its own), and does not ask beyond ("which
     other packages")."""
-    own = [w for w in words(text) if w not in STOP and not _QUESTION_WORD.fullmatch(w)]
-    if len(own) > 2 or _NAMED.search(text) or _CONTRAST.search(text):
+    if len(_own_words(text)) > 2 or _NAMED.search(text) or _CONTRAST.search(text):
         return False
     return not (blocks and subjects_of(text, blocks))
 

@@ -74,8 +74,7 @@ export function createApp({
       log(`registered ${response.zotero_data_dir}`);
     } catch (error) {
       data.registration = { ok: false, error };
-      const reason = error?.message || describeError(error || {}) || String(error);
-      log(`could not register the data directory: ${reason}`);
+      log(`could not register the data directory: ${error?.message || describeError(error)}`);
     }
     return data.registration;
   }
