@@ -3,8 +3,11 @@
  *
  *   node scripts/build.mjs [--out DIR]
  *
- * 1. copy addon/ (locale files renamed <name>.ftl -> zocrates-<name>.ftl, the manifest's
- *    __version__ set from package.json);
+ * 1. copy addon/ without its locale/ folder (the .ftl files are bundled into the script, step
+ *    2, and localized by src/l10n.js: an add-on that ships a locale/ folder makes Zotero 10
+ *    re-translate every window, which rejects unhandled, "uncaught exception: undefined", over
+ *    Zotero's own untranslated window buttons; see README.md), the manifest's __version__ set
+ *    from package.json;
  * 2. bundle src/index.js with esbuild into content/scripts/zocrates.js (IIFE, Firefox 115,
  *    which Zotero 7 runs on; Zotero 8 runs a later Firefox);
  * 3. zip it (scripts/zip.mjs: deterministic, no system zip needed).
@@ -17,7 +20,6 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
-  renameSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -55,20 +57,11 @@ export async function buildPlugin({ out = path.join(root, "build") } = {}) {
   rmSync(addonDir, { recursive: true, force: true });
   rmSync(path.join(out, `${addonRef}.xpi`), { force: true });
   mkdirSync(out, { recursive: true });
-  cpSync(path.join(root, "addon"), addonDir, { recursive: true });
-
-  // Fluent files share one namespace across plugins: prefix their names.
-  const localeDir = path.join(addonDir, "locale");
-  for (const locale of readdirSync(localeDir)) {
-    for (const file of readdirSync(path.join(localeDir, locale))) {
-      if (file.endsWith(".ftl") && !file.startsWith(`${addonRef}-`)) {
-        renameSync(
-          path.join(localeDir, locale, file),
-          path.join(localeDir, locale, `${addonRef}-${file}`),
-        );
-      }
-    }
-  }
+  const localeDir = path.join(root, "addon", "locale");
+  cpSync(path.join(root, "addon"), addonDir, {
+    recursive: true,
+    filter: (source) => source !== localeDir && !source.startsWith(`${localeDir}${path.sep}`),
+  });
 
   const manifestPath = path.join(addonDir, "manifest.json");
   const manifest = readFileSync(manifestPath, "utf8").replaceAll("__version__", pkg.version);

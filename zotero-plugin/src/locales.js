@@ -1,7 +1,8 @@
 /**
  * The shipped Fluent files, bundled into the script as text (esbuild's text loader for .ftl,
- * scripts/build.mjs and test-ui/server.mjs), for l10n.js. Zotero also registers the same files
- * from the add-on's locale/ folder for its own document localization.
+ * scripts/build.mjs and test-ui/server.mjs), for l10n.js, which localizes every string the
+ * plugin shows. The .xpi has no locale/ folder: Zotero does not localize the plugin's elements
+ * (scripts/build.mjs says why).
  */
 import deAddon from "../addon/locale/de/addon.ftl";
 import dePreferences from "../addon/locale/de/preferences.ftl";

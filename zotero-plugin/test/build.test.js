@@ -68,12 +68,6 @@ describe("the built .xpi", () => {
       "content/preferences.xhtml",
       "content/scripts/zocrates.js",
       "content/sidebar.css",
-      "locale/de/zocrates-addon.ftl",
-      "locale/de/zocrates-preferences.ftl",
-      "locale/de/zocrates-sidebar.ftl",
-      "locale/en-US/zocrates-addon.ftl",
-      "locale/en-US/zocrates-preferences.ftl",
-      "locale/en-US/zocrates-sidebar.ftl",
       "manifest.json",
       "prefs.js",
     ]);

@@ -97,16 +97,13 @@ describe("the Zotero app behind the hooks", () => {
     assert.equal(app.data.initialized, true);
   });
 
-  test("a main window gets the stylesheet and Fluent files, and loses them on unload", async () => {
+  test("a main window gets the stylesheet (no Fluent file), and loses it on unload", async () => {
     const { z, hooks } = setup();
     await hooks.onStartup();
     const win = z.windows[0];
     const link = win.document.getElementById("zocrates-stylesheet");
     assert.equal(link.href, "jar:file:///p/zocrates.xpi!/content/sidebar.css");
-    assert.deepEqual(
-      win.ftl.map((l) => l.href),
-      ["zocrates-addon.ftl", "zocrates-sidebar.ftl"],
-    );
+    assert.deepEqual(win.ftl, []);
     await hooks.onMainWindowLoad(win); // twice: nothing doubled
     assert.equal(win.document.documentElement.children.length, 1);
     await hooks.onMainWindowUnload(win);

@@ -7,12 +7,12 @@
  * Zotero.Reader.registerEventListener("renderTextSelectionPopup" and
  * "createAnnotationContextMenu", handler, pluginID) (removed by Zotero when the plugin shuts
  * down), Zotero.DataDirectory.dir, Zotero.Prefs.get/set(key, true),
- * window.MozXULElement.insertFTLIfNeeded(name), IOUtils.readUTF8, PathUtils.join; for image
+ * IOUtils.readUTF8, PathUtils.join; for image
  * annotations the APIs listed in annotations.js (Zotero.Annotations, Zotero.PDFWorker,
  * IOUtils.read).
  */
 import { createLocalization } from "../l10n.js";
-import { config, FTL, PREFS } from "../config.js";
+import { config, PREFS } from "../config.js";
 import { describeError } from "../errors.js";
 import { formatBytes, IMAGE_LIMITS } from "../images.js";
 import { snippetFromSelection } from "../scope.js";
@@ -135,8 +135,6 @@ export function createApp({
     addToWindow(win) {
       const doc = win.document;
       if (doc.getElementById(STYLESHEET_ID)) return;
-      win.MozXULElement.insertFTLIfNeeded(FTL.addon);
-      win.MozXULElement.insertFTLIfNeeded(FTL.sidebar);
       const link = doc.createElement("link");
       link.id = STYLESHEET_ID;
       link.rel = "stylesheet";
@@ -151,7 +149,6 @@ export function createApp({
       data.windows.get(win)?.unmount();
       data.windows.delete(win);
       doc.getElementById(STYLESHEET_ID)?.remove();
-      for (const name of [FTL.addon, FTL.sidebar]) doc.querySelector(`[href="${name}"]`)?.remove();
     },
 
     /** Zotero > Settings > Zocrates: build the pane into the fragment's root. */
@@ -175,6 +172,11 @@ export function createApp({
         link.href = href;
         doc.documentElement.appendChild(link);
       }
+      // The fragment's own lines (preferences.xhtml): its strings come from the plugin's
+      // localization, like everything else it shows (Zotero does not localize the plugin).
+      const l10n = this.l10n();
+      for (const el of doc.querySelectorAll("#zotero-prefpane-zocrates [data-zc-l10n]"))
+        el.textContent = l10n.t(el.getAttribute("data-zc-l10n"));
       return mountPreferences({
         doc: win.document,
         root,
@@ -188,7 +190,7 @@ export function createApp({
           },
           tokenPath: env.tokenPath(),
           AbortController: win.AbortController,
-          l10n: this.l10n(),
+          l10n,
         },
       });
     },
