@@ -59,12 +59,29 @@ export function itemsFromSelection(selected = []) {
   return out;
 }
 
+/** A collection `{key, name}`; several selected at once (Zotero 10) also carry `keys`, `names`
+ * and their papers as `items` (`[{item_key, title}]`, at most LIMITS.items). */
 function normalizeCollection(c) {
   if (!c) return null;
   const key = c.key ?? c.collection_key;
   if (!validKey(key)) return null;
-  return { key, name: title(c.name ?? c.collection_name) };
+  const out = { key, name: title(c.name ?? c.collection_name) };
+  const keys = (c.keys || []).filter(validKey);
+  if (keys.length > 1) {
+    out.keys = keys;
+    out.names = (c.names || []).map(title);
+    out.items =
+      Array.isArray(c.items) && c.items.every((i) => validKey(i?.item_key))
+        ? c.items
+            .slice(0, LIMITS.items)
+            .map((i) => ({ item_key: i.item_key, title: title(i.title) }))
+        : itemsFromSelection(c.items || []);
+  }
+  return out;
 }
+
+/** Several collections selected at once: asked about through their papers. */
+const severalCollections = (c) => Boolean(c?.keys && c.items?.length);
 
 /** A scope: `{mode, items, collection, snippets}` (a mode without its data falls back). */
 export function createScope({ mode, items = [], collection = null, snippets = [] } = {}) {
@@ -241,8 +258,13 @@ export function clearSnippets(scope) {
 /** The scope fields of POST /chat. */
 export function chatFields(scope) {
   const s = scope || createScope();
-  const items = s.mode === MODES.ITEMS && s.items.length ? s.items.map((i) => ({ ...i })) : null;
-  const collection = s.mode === MODES.COLLECTION && s.collection ? s.collection : null;
+  let collection = s.mode === MODES.COLLECTION && s.collection ? s.collection : null;
+  let items = s.mode === MODES.ITEMS && s.items.length ? s.items.map((i) => ({ ...i })) : null;
+  // The gateway takes one collection: several (Zotero 10) are asked about as their papers.
+  if (severalCollections(collection)) {
+    items = collection.items.map((i) => ({ ...i }));
+    collection = null;
+  }
   return {
     // What the turn searches, as the gateway stores it (active_mode); a mode whose papers or
     // collection are missing asks about the library, as the chooser shows it.

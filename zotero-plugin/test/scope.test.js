@@ -109,6 +109,36 @@ describe("scope chooser", () => {
     ]);
   });
 
+  test("several collections (Zotero 10) are asked about through their papers", () => {
+    const several = {
+      key: "COLL2345",
+      name: "Mixed models, Econometrics",
+      keys: ["COLL2345", "ECON2345", "bad"],
+      names: ["Mixed models", "Econometrics"],
+      items: [
+        { key: "ABCD2345", title: lme4.title },
+        { key: "SAND2345", title: "sandwich" },
+        { key: "ABCD2345", title: lme4.title },
+      ],
+    };
+    const scope = setMode(scopeFromSelection(null, { collection: several }), "collection");
+    assert.equal(scope.mode, "collection");
+    assert.deepEqual(scope.collection.keys, ["COLL2345", "ECON2345"]);
+    assert.deepEqual(chatFields(scope), {
+      mode: "items",
+      active_items: [
+        { item_key: "ABCD2345", title: lme4.title },
+        { item_key: "SAND2345", title: "sandwich" },
+      ],
+      collection_key: null,
+      collection_name: "",
+      snippets: [],
+    });
+    // one collection is still sent as a collection
+    const one = setMode(scopeFromSelection(null, { collection }), "collection");
+    assert.equal(chatFields(one).collection_key, "COLL2345");
+  });
+
   test("prompts are checked", () => {
     assert.throws(() => chatBody({ sessionId: "s", prompt: "   ", scope: createScope() }), /empty/);
     assert.throws(

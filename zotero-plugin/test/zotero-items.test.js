@@ -107,6 +107,45 @@ describe("Zotero glue", () => {
     assert.equal(selectedCollection(fakes({ collections: "none" }).pane), null);
   });
 
+  test("several collections (Zotero 10): named together, their papers and sub-collections'", () => {
+    const paper = (key, title, type = "regular") => ({
+      key,
+      getDisplayTitle: () => title,
+      isNote: () => type === "note",
+    });
+    const collection = (key, name, items, children = []) => ({
+      key,
+      name,
+      getChildItems: (asIDs) => (asIDs ? assert.fail("ids asked for") : items),
+      getChildCollections: () => children,
+    });
+    const shared = paper("SHAR2345", "In both");
+    const sub = collection("SUBC2345", "Bayesian", [paper("BRMS2345", "brms"), shared]);
+    const mixed = collection(
+      "MIXD2345",
+      "Mixed models",
+      [paper("LME42345", "lme4"), shared],
+      [sub],
+    );
+    const econ = collection("ECON2345", "Econometrics", [
+      paper("SAND2345", "sandwich"),
+      paper("NOTE2345", "a standalone note", "note"),
+    ]);
+    const pane = { getSelectedCollections: () => [mixed, econ] };
+    assert.deepEqual(selectedCollection(pane), {
+      key: "MIXD2345",
+      name: "Mixed models, Econometrics",
+      keys: ["MIXD2345", "ECON2345"],
+      names: ["Mixed models", "Econometrics"],
+      items: [
+        { key: "LME42345", title: "lme4", parentKey: undefined, parentTitle: undefined },
+        { key: "SHAR2345", title: "In both", parentKey: undefined, parentTitle: undefined },
+        { key: "BRMS2345", title: "brms", parentKey: undefined, parentTitle: undefined },
+        { key: "SAND2345", title: "sandwich", parentKey: undefined, parentTitle: undefined },
+      ],
+    });
+  });
+
   test("what the user wrote opens itself: the annotation in its PDF, the note selected", async () => {
     const f = fakes();
     const note = item({ id: 50, key: "NOTE2345", title: "Reading notes", type: "note" });

@@ -186,6 +186,7 @@ test("no locale/ folder: the Fluent files are in the script, Zotero never locali
   );
   const script = String(files.get("content/scripts/zocrates.js"));
   assert.match(script, /zocrates-pref-title =/);
+  assert.match(script, /zocrates-scope-detail-collections =/);
 });
 
 for (const { major, version } of ZOTERO_VERSIONS) {
@@ -290,6 +291,37 @@ for (const { major, version } of ZOTERO_VERSIONS) {
           !called.has("ZoteroPane.getSelectedCollection"),
           "the removed getter is never called",
         );
+        // several collections at once: one scope over their papers, named in the detail line
+        const paper = ({ key, title }) => ({
+          key,
+          getDisplayTitle: () => title,
+          isNote: () => false,
+        });
+        const pick = (key, name, items) => ({
+          key,
+          name,
+          getChildItems: () => items.map(paper),
+          getChildCollections: () => [],
+        });
+        const one = z.window.ZoteroPane.getSelectedCollections;
+        // the collection scope is showing one collection; then a second is ctrl-clicked
+        z.window.ZoteroPane.getSelectedCollections = () => [
+          pick("FORE2345", "Forecasting", [LME4]),
+        ];
+        mounted.pane.refreshSelection();
+        controller.setMode("collection");
+        mounted.pane.view.render();
+        z.window.ZoteroPane.getSelectedCollections = () => [
+          pick("FORE2345", "Forecasting", [LME4]),
+          pick("ECON2345", "Econometrics", [BRMS]),
+        ];
+        mounted.pane.refreshSelection();
+        mounted.pane.view.render();
+        const detail = container.querySelector(".zc-scope-detail").textContent;
+        assert.match(detail, /^Forecasting, Econometrics, with their sub-collections: 2 papers/);
+        z.window.ZoteroPane.getSelectedCollections = one;
+        mounted.pane.refreshSelection();
+        controller.setMode("items");
       } else {
         assert.ok(called.has("ZoteroPane.getSelectedCollection"));
       }

@@ -110,6 +110,11 @@ export function createComposerView(ctx) {
   function scopeDetail(scope) {
     if (scope.mode === "items")
       return scope.items.map((i) => truncate(i.title || i.item_key, 48)).join(" · ");
+    if (scope.mode === "collection" && scope.collection?.keys)
+      return h.t("zocrates-scope-detail-collections", {
+        names: scope.collection.name,
+        count: scope.collection.items?.length || 0,
+      });
     if (scope.mode === "collection" && scope.collection)
       return h.t("zocrates-scope-detail-collection", {
         name: scope.collection.name || scope.collection.key,
@@ -156,6 +161,9 @@ export function createComposerView(ctx) {
       available,
       scope.items.map((i) => i.item_key),
       scope.collection?.key,
+      scope.collection?.name,
+      scope.collection?.keys,
+      scope.collection?.items?.length,
     ]);
     if (scopeEl.zcKey === key) return;
     const hadFocus = scopeEl.contains(doc.activeElement);

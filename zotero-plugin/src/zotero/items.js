@@ -2,8 +2,10 @@
  * Zotero items <-> the plain data of scope.js and citations. Zotero objects are passed in.
  *
  * APIs (checked against Zotero 7.0.32, 8.0.5, 9.0.6 and 10.0.1 sources; test/zotero-versions.js
- * has the surface of each): ZoteroPane.getSelectedItems(); the selected collection and library
- * through getSelectedCollections() / getSelectedLibraryIDs() where they exist (Zotero 10 on),
+ * has the surface of each): ZoteroPane.getSelectedItems(); the selected collections and library
+ * through getSelectedCollections() / getSelectedLibraryIDs() where they exist (Zotero 10 on,
+ * where several can be selected; their papers through collection.getChildItems() and
+ * getChildCollections()),
  * else getSelectedCollection() / getSelectedLibraryID() (Zotero 7 to 9; in 10 they are stubs
  * that throw, so the new names are tried first and the old ones are never called there);
  * Zotero.Items.getByLibraryAndKey(libraryID, key), item.isRegularItem(), item.isAttachment(),
@@ -33,15 +35,46 @@ function safeTitle(item) {
   }
 }
 
-/** The current collection of the items pane, or null (library root, a saved search, ...). */
+/** The papers of collections and their sub-collections (regular items and standalone files,
+ * not notes), once each. collection.getChildItems / getChildCollections leave trashed ones out. */
+function collectionPapers(collections) {
+  const papers = new Map();
+  const seen = new Set();
+  const visit = (collection) => {
+    if (seen.has(collection.key)) return;
+    seen.add(collection.key);
+    for (const item of collection.getChildItems(false) || []) {
+      if (!item.isNote() && !papers.has(item.key)) papers.set(item.key, describeItem(item));
+    }
+    for (const child of collection.getChildCollections(false) || []) visit(child);
+  };
+  for (const collection of collections) visit(collection);
+  return [...papers.values()];
+}
+
+/**
+ * The current collection of the items pane, or null (library root, a saved search, ...).
+ * Zotero 10 can select several collections at once: then the result names them all and carries
+ * their papers (`keys`, `names`, `items`), which scope.js asks about as one scope.
+ */
 export function selectedCollection(pane) {
-  let collection = null;
+  let collections = [];
   if (typeof pane.getSelectedCollections === "function") {
-    collection = pane.getSelectedCollections()[0] || null;
+    collections = [...(pane.getSelectedCollections() || [])];
   } else if (typeof pane.getSelectedCollection === "function") {
-    collection = pane.getSelectedCollection() || null;
+    const collection = pane.getSelectedCollection();
+    if (collection) collections = [collection];
   }
-  return collection ? { key: collection.key, name: collection.name } : null;
+  if (!collections.length) return null;
+  const [first] = collections;
+  if (collections.length === 1) return { key: first.key, name: first.name };
+  return {
+    key: first.key,
+    name: collections.map((c) => c.name).join(", "),
+    keys: collections.map((c) => c.key),
+    names: collections.map((c) => c.name),
+    items: collectionPapers(collections),
+  };
 }
 
 /** What scope.js's scopeFromSelection takes, read from the Zotero pane. */

@@ -180,6 +180,11 @@ zocrates-scope-mode-library = Bibliothek
 zocrates-scope-why-items = Wählen Sie Artikel in Zotero aus (oder öffnen Sie einen), um danach zu fragen
 zocrates-scope-why-collection = Wählen Sie eine Sammlung in Zotero aus, um danach zu fragen
 zocrates-scope-detail-collection = { $name }, mit ihren Untersammlungen
+zocrates-scope-detail-collections =
+    { $count ->
+        [one] { $names }, mit ihren Untersammlungen: ein Artikel
+       *[other] { $names }, mit ihren Untersammlungen: { $count } Artikel
+    }
 zocrates-scope-detail-library = Alle indexierten Artikel in Ihrer Bibliothek
 zocrates-snippet-unpin =
     .title = Ablösen

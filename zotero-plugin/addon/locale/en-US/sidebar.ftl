@@ -180,6 +180,11 @@ zocrates-scope-mode-library = Library
 zocrates-scope-why-items = Select papers in Zotero (or open one) to ask about them
 zocrates-scope-why-collection = Select a collection in Zotero to ask about it
 zocrates-scope-detail-collection = { $name }, with its sub-collections
+zocrates-scope-detail-collections =
+    { $count ->
+        [one] { $names }, with their sub-collections: one paper
+       *[other] { $names }, with their sub-collections: { $count } papers
+    }
 zocrates-scope-detail-library = Every indexed paper in your library
 zocrates-snippet-unpin =
     .title = Unpin
