@@ -15,7 +15,7 @@ LLM_PORT ?= 8080
 PLUGIN := zotero-plugin
 PLUGIN_STAMP := $(PLUGIN)/node_modules/.installed
 
-.PHONY: help venv run phoenix phoenix-deps test test-unit test-integration test-e2e test-plugin plugin plugin-deps llm llm-deps \
+.PHONY: help venv run phoenix phoenix-deps test test-unit test-integration test-e2e test-plugin test-zotero plugin plugin-deps llm llm-deps \
 	protos protos-check wire-golden wire-golden-check lint fmt clean
 
 help: ## List every target
@@ -95,6 +95,10 @@ test: $(STAMP) $(PLUGIN_STAMP) $(PHOENIX_STAMP) $(LLM_STAMP) ## Run the whole te
 
 test-plugin: $(PLUGIN_STAMP) ## Run the Zotero plugin's logic tests (node --test)
 	cd $(PLUGIN) && npm test
+
+test-zotero: $(STAMP) $(PLUGIN_STAMP) ## Run the plugin in a real Zotero 8, 9 or 10: make test-zotero ZOTERO_BIN=/path/to/zotero
+	@test -n "$(ZOTERO_BIN)" || { echo "Set ZOTERO_BIN to the zotero executable of a Zotero 8, 9 or 10 installation."; exit 2; }
+	ZOTERO_BIN="$(ZOTERO_BIN)" $(BIN)/pytest -s tests/real_zotero
 
 test-unit: $(STAMP) ## Run the unit tests only (no servers)
 	$(BIN)/pytest tests/unit
