@@ -11,7 +11,10 @@ the data of any normal library), so we copy ``zotero.sqlite`` and, when present,
 the copy like a crashed database: a hot rollback journal is rolled back and a WAL is replayed,
 so the copy shows the last committed state. A copy taken while Zotero was writing is detected
 by comparing size and mtime of the three files before and after, and retaken. The original
-file is never opened by SQLite, so it cannot be modified or locked by us.
+file is never opened by SQLite, so it cannot be modified or locked by us. Zotero 8 and 9 keep a
+rollback journal; Zotero 10 switched to WAL (still exclusive), where everything since Zotero's
+last checkpoint, usually at quit, is only in ``zotero.sqlite-wal``: tests/real_zotero reads
+databases that Zotero 8.0.5, 9.0.6 and 10.0.1 wrote, while they run.
 
 Tables and columns read (names as in Zotero 7's ``resource/schema/userdata.sql``, userdata
 schema 123; Zotero 8 keeps 123, and up to schema 129, Zotero 9 and the development tree after
