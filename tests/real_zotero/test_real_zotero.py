@@ -192,13 +192,12 @@ class World:
         response.raise_for_status()
         return response.json()
 
-    def key(self, file: str) -> str:
-        manifest = {p.file: p for p in zf.read_manifest()}
-        return self.created["papers"][manifest[file].title]["key"]
-
     def paper(self, file: str) -> dict[str, Any]:
-        manifest = {p.file: p for p in zf.read_manifest()}
-        return self.created["papers"][manifest[file].title]
+        """The item Zotero made for a paper of the manifest: key, id, attachmentKey, ..."""
+        return dict(self.created["papers"][_title(file)])
+
+    def key(self, file: str) -> str:
+        return str(self.paper(file)["key"])
 
 
 @pytest.fixture(scope="module")
