@@ -41,7 +41,7 @@ _PROBLEM = re.compile(
     r"|\[(?:JavaScript )?Error)"
 )
 # What names the plugin in a message or its source.
-_PLUGIN_MARKS = ("zocrates@zocrates.dev", "chrome://zocrates/", "zocrates.js", "Zocrates")
+PLUGIN_MARKS = ("zocrates@zocrates.dev", "chrome://zocrates/", "zocrates.js", "Zocrates")
 
 
 class DriverError(RuntimeError):
@@ -103,7 +103,13 @@ class Problem:
 
     @property
     def from_plugin(self) -> bool:
-        return any(mark in self.line for mark in _PLUGIN_MARKS)
+        return any(mark in self.line for mark in PLUGIN_MARKS)
+
+    @property
+    def unattributed(self) -> bool:
+        """A script error with no source at all (``JavaScript error: , line 0: ...``): an
+        unhandled rejection, say, which only a run without the plugin can tell apart."""
+        return bool(re.match(r"JavaScript (?:error|warning): , line 0: ", self.line))
 
     @property
     def key(self) -> str:
@@ -112,8 +118,7 @@ class Problem:
 
 
 def console_problems(text: str) -> list[Problem]:
-    """Console errors and warnings in Zotero's output, one per message (continuation lines
-    of a message are joined to it)."""
+    """Console errors and warnings in Zotero's output, one per line that starts one."""
     problems: list[Problem] = []
     for line in text.splitlines():
         if _PROBLEM.match(line):
@@ -202,6 +207,15 @@ class ZoteroApp:
         self._serving = False
 
     def start(self, *, timeout: float = 180.0) -> dict[str, Any]:
+        """Start Zotero; its driver's hello. On any failure Zotero is killed (it runs in a
+        session of its own: nothing else would stop it) and the error raised."""
+        try:
+            return self._start(timeout)
+        except BaseException:
+            self.kill()
+            raise
+
+    def _start(self, timeout: float) -> dict[str, Any]:
         threading.Thread(target=self.reporter.serve_forever, daemon=True).start()
         self._serving = True
         self.data_dir.mkdir(parents=True, exist_ok=True)

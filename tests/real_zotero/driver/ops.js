@@ -1,5 +1,5 @@
 /* The driver's steps (see bootstrap.js): each op takes JSON arguments and returns JSON. They use
- * Zotero's own API (checked against Zotero 8.0.5, 9.0.6 and 10.0.0 sources: the same calls
+ * Zotero's own API (checked against Zotero 8.0.5, 9.0.6 and 10.0.0 sources, run on 8.0.5, 9.0.6 and 10.0.1: the same calls
  * Zotero's test/content/support.js makes to build libraries) and the plugin's DOM the way a
  * user reaches it (the pane's text box and buttons, the View menu, the settings window). */
 /* global Zotero, Services, Components, ChromeUtils, PathUtils, fetch */
@@ -236,7 +236,7 @@ async function libraryView() {
       }
       items.push(row);
     }
-    const collections = Zotero.Collections.getByLibrary(id, true).map((c) => ({
+    const collections = Zotero.Collections.getByLibrary(id, true, true).map((c) => ({
       key: c.key,
       name: c.name,
       parentKey: c.parentKey || null,
@@ -278,7 +278,10 @@ async function selectCollections({ keys }) {
     const row = tree.getRowIndexByID(`C${id}`);
     if (row === undefined || row === false || row < 0)
       throw new Error(`collection ${id} is not shown`);
+    // as a ctrl-click does; the tree's "select" listeners (the pane's among them) run after
+    const selected = tree.waitForSelect();
     tree.selection.toggleSelect(row);
+    await selected;
   }
   await waitFor("the items view to load", async () => {
     await win.ZoteroPane.itemsView.waitForLoad?.();
@@ -323,6 +326,8 @@ function paneState() {
       ? [...pane.querySelectorAll(".zc-notice")].map((n) => n.getAttribute("data-code"))
       : [],
     tab: win.Zotero_Tabs.selectedType,
+    sessionId:
+      Zotero.Zocrates?.app.data.windows.get(win)?.pane.controller.state.session?.id || null,
   };
 }
 
@@ -340,6 +345,17 @@ async function setScope({ mode }) {
   seg.click();
   await waitFor(`scope ${mode}`, () => paneState().scopeMode === mode, { timeout: 5000 });
   return paneState();
+}
+
+async function waitScope({ includes }) {
+  return waitFor(
+    `the scope line to name ${includes.join(", ")}`,
+    () => {
+      const state = paneState();
+      return includes.every((text) => state.scopeDetail.includes(text)) ? state : null;
+    },
+    { timeout: 10000 },
+  );
 }
 
 function lastAnswer() {
@@ -458,11 +474,12 @@ async function saveNote() {
   const button = lastAnswer().querySelector(".zc-save-note");
   if (!button) throw new Error("the last answer has no Save as note button");
   button.click();
-  const id = await waitFor("the saved note", async () => {
+  // the row is written inside the save's transaction; the item is registered after it
+  const note = await waitFor("the saved note", async () => {
     const now = await maxNoteID();
-    return now > before ? now : null;
+    const item = now > before && Zotero.Items.get(now);
+    return item && item.isNote() ? item : null;
   });
-  const note = Zotero.Items.get(id);
   const html = note.getNote();
   const links = [...html.matchAll(/href="(zotero:\/\/open-pdf\/[^"]+)"/g)].map((m) =>
     m[1].replace(/&amp;/g, "&"),
@@ -659,6 +676,7 @@ function createDriver() {
     paneState: async () => paneState(),
     waitPane,
     setScope,
+    waitScope,
     ask,
     openReader,
     readerState,
