@@ -4,9 +4,9 @@
  *   node scripts/build.mjs [--out DIR]
  *
  * 1. copy addon/ without its locale/ folder (the .ftl files are bundled into the script, step
- *    2, and localized by src/l10n.js: an add-on that ships a locale/ folder makes Zotero 10
- *    re-translate every window, which rejects unhandled, "uncaught exception: undefined", over
- *    Zotero's own untranslated window buttons; see README.md), the manifest's __version__ set
+ *    2, and localized by src/l10n.js: an add-on that ships a locale/ folder makes Zotero 8 to
+ *    10 re-translate every window, which rejects unhandled, "uncaught exception: undefined",
+ *    over Zotero's own untranslated window buttons; see README.md), the manifest's __version__ set
  *    from package.json;
  * 2. bundle src/index.js with esbuild into content/scripts/zocrates.js (IIFE, Firefox 115,
  *    which Zotero 7 runs on; Zotero 8 runs a later Firefox);

@@ -17,10 +17,3 @@ export const PREFS = Object.freeze({
   paneOpen: `${config.prefsPrefix}.paneOpen`,
   toggleKey: `${config.prefsPrefix}.toggleKey`,
 });
-
-/** Fluent files (addon/locale/en-US/<name>.ftl, shipped as zocrates-<name>.ftl). */
-export const FTL = Object.freeze({
-  addon: `${config.addonRef}-addon.ftl`,
-  preferences: `${config.addonRef}-preferences.ftl`,
-  sidebar: `${config.addonRef}-sidebar.ftl`,
-});

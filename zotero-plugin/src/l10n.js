@@ -3,9 +3,9 @@
  * from), from the plugin's .ftl files (addon/locale/<locale>/*.ftl).
  *
  * The pane formats synchronously (it renders on every streamed chunk) and also marks each
- * element with `data-l10n-id` / `data-l10n-args` (dom.js's `l10n` attribute), so Zotero's own
- * document localization, which loads the same files, agrees with what is shown, and a test
- * can find every string by its id. A message missing in the chosen locale falls back to
+ * element with `data-zc-l10n` / `data-zc-l10n-args` (dom.js's `l10n` attribute), so a test can
+ * find every string by its id. Not `data-l10n-id`: Zotero's own document localization does
+ * not load the plugin's files (scripts/build.mjs says why) and must leave its elements alone. A message missing in the chosen locale falls back to
  * English; a message missing everywhere shows its id (and is reported once), never nothing.
  *
  *   const l10n = createLocalization({ locale: "de-DE", resources: { "en-US": [ftl], de: [ftl] } });

@@ -59,8 +59,8 @@ export function itemsFromSelection(selected = []) {
   return out;
 }
 
-/** A collection `{key, name}`; several selected at once (Zotero 10) also carry `keys`, `names`
- * and their papers as `items` (`[{item_key, title}]`, at most LIMITS.items). */
+/** A collection `{key, name}`; several selected at once (Zotero 10) also carry `keys` and
+ * their papers as `items` (`[{item_key, title}]`, at most LIMITS.items). */
 function normalizeCollection(c) {
   if (!c) return null;
   const key = c.key ?? c.collection_key;
@@ -69,7 +69,6 @@ function normalizeCollection(c) {
   const keys = (c.keys || []).filter(validKey);
   if (keys.length > 1) {
     out.keys = keys;
-    out.names = (c.names || []).map(title);
     out.items =
       Array.isArray(c.items) && c.items.every((i) => validKey(i?.item_key))
         ? c.items

@@ -1196,9 +1196,9 @@ async function main() {
         send: root.querySelector(".zc-send span").textContent,
         placeholder: root.querySelector(".zc-input").getAttribute("placeholder"),
         text: bare.textContent,
-        ids: [...root.querySelectorAll("[data-l10n-id]")].map((el) => ({
-          id: el.getAttribute("data-l10n-id"),
-          args: el.getAttribute("data-l10n-args"),
+        ids: [...root.querySelectorAll("[data-zc-l10n]")].map((el) => ({
+          id: el.getAttribute("data-zc-l10n"),
+          args: el.getAttribute("data-zc-l10n-args"),
           // the message's value is the element's text when it has no child elements
           text: el.children.length ? null : el.textContent,
           attributes: Object.fromEntries(

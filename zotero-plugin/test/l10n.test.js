@@ -83,12 +83,12 @@ describe("localization", () => {
     assert.deepEqual(logged, ['l10n: no string "nope"']);
   });
 
-  test("h marks elements with data-l10n-id and fills their text and attributes", () => {
+  test("h marks elements with data-zc-l10n and fills their text and attributes", () => {
     const { document } = parseHTML("<!doctype html><html><body></body></html>");
     const h = createH(document, localization("en-US"));
     const span = h("span", { l10n: ["zocrates-sessions-count", { count: 2 }] });
-    assert.equal(span.getAttribute("data-l10n-id"), "zocrates-sessions-count");
-    assert.deepEqual(JSON.parse(span.getAttribute("data-l10n-args")), { count: 2 });
+    assert.equal(span.getAttribute("data-zc-l10n"), "zocrates-sessions-count");
+    assert.deepEqual(JSON.parse(span.getAttribute("data-zc-l10n-args")), { count: 2 });
     assert.equal(span.textContent, "2 chats");
     const button = h("button", { l10n: "zocrates-sidebar-settings" }, [h("i", {})]);
     assert.equal(button.getAttribute("title"), "Zocrates settings");
@@ -96,7 +96,7 @@ describe("localization", () => {
     assert.equal(button.querySelector("i") !== null, true); // children kept
     h.localize(span, "zocrates-sidebar-stop");
     assert.equal(span.textContent, "Stop");
-    assert.equal(span.hasAttribute("data-l10n-args"), false);
+    assert.equal(span.hasAttribute("data-zc-l10n-args"), false);
   });
 
   test("every id the code uses exists in English, and every locale has the same messages", () => {

@@ -114,7 +114,6 @@ describe("scope chooser", () => {
       key: "COLL2345",
       name: "Mixed models, Econometrics",
       keys: ["COLL2345", "ECON2345", "bad"],
-      names: ["Mixed models", "Econometrics"],
       items: [
         { key: "ABCD2345", title: lme4.title },
         { key: "SAND2345", title: "sandwich" },

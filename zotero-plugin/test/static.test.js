@@ -145,7 +145,7 @@ describe("Fluent", () => {
     assert.ok(used.length >= 3);
     for (const id of used) assert.ok(ids.has(id), id);
     const xhtml = read("addon/content/preferences.xhtml");
-    // no Fluent link and no data-l10n-id: Zotero does not localize the plugin (build.mjs)
+    // no Fluent link, no data-l10n-id: Zotero does not localize the plugin (scripts/build.mjs)
     assert.doesNotMatch(xhtml, /rel="localization"|data-l10n-id/);
     // the groups are built by src/ui/prefs-view.js into this root, on the pane's load event
     assert.match(xhtml, /id="zocrates-prefs-root"/);

@@ -136,7 +136,6 @@ describe("Zotero glue", () => {
       key: "MIXD2345",
       name: "Mixed models, Econometrics",
       keys: ["MIXD2345", "ECON2345"],
-      names: ["Mixed models", "Econometrics"],
       items: [
         { key: "LME42345", title: "lme4", parentKey: undefined, parentTitle: undefined },
         { key: "SHAR2345", title: "In both", parentKey: undefined, parentTitle: undefined },
@@ -144,6 +143,18 @@ describe("Zotero glue", () => {
         { key: "SAND2345", title: "sandwich", parentKey: undefined, parentTitle: undefined },
       ],
     });
+    // several collections without a paper are nothing to ask about
+    const empty = collection("EMPT2345", "Empty", []);
+    assert.equal(
+      selectedCollection({ getSelectedCollections: () => [empty, sub] }).items.length,
+      2,
+    );
+    assert.equal(
+      selectedCollection({
+        getSelectedCollections: () => [empty, collection("NONE2345", "None", [])],
+      }),
+      null,
+    );
   });
 
   test("what the user wrote opens itself: the annotation in its PDF, the note selected", async () => {

@@ -27,8 +27,9 @@
  * The same in all four: the bootstrap lifecycle and the sandbox's globals (plugins.js), the
  * manifest's `applications.zotero` with strict_min_version / strict_max_version (enforced by
  * stable builds), chrome registration and loadSubScript, plugins' locale/<locale>/*.ftl files
- * registered automatically (merged into one source from 9.0.2 on: their names must be unique
- * across plugins), MozXULElement.insertFTLIfNeeded, PreferencePanes.register, the main window's
+ * registered automatically (the plugin ships none: in a real Zotero that re-translates every
+ * window, which rejects unhandled; tests/real_zotero), MozXULElement.insertFTLIfNeeded (recorded
+ * here so a test can assert the plugin never calls it), PreferencePanes.register, the main window's
  * #tabs-deck / #zotero-context-splitter / #zotero-context-pane box, Zotero.Reader.open(itemID,
  * {pageIndex}) and getByTabID, the renderTextSelectionPopup event ({reader, doc, params:
  * {annotation}, append}), the createAnnotationContextMenu event ({reader, params: {ids},

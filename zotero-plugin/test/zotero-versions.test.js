@@ -243,7 +243,7 @@ for (const { major, version } of ZOTERO_VERSIONS) {
       const menuItem = doc.getElementById("zocrates-view-pane-menuitem");
       assert.equal(menuItem?.parentNode.id, "menu_viewPopup");
       assert.deepEqual(
-        ["type", "data-l10n-id", "label", "accesskey", "acceltext", "checked"].map((a) =>
+        ["type", "data-zc-l10n", "label", "accesskey", "acceltext", "checked"].map((a) =>
           menuItem.getAttribute(a),
         ),
         ["checkbox", "zocrates-menu-view-pane", "Zocrates Pane", "Z", "Ctrl+Shift+E", "true"],

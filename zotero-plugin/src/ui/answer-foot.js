@@ -40,7 +40,7 @@ export function createAnswerFoot(ctx) {
   /** A short confirmation in place of a button's label, then the label again. */
   function flash(button, id, args) {
     const label = button.querySelector(".zc-foot-label");
-    const original = label.getAttribute("data-l10n-id");
+    const original = label.getAttribute("data-zc-l10n");
     h.localize(label, args ? [id, args] : id);
     button.setAttribute("data-done", "true");
     (env.setTimeout || setTimeout)(() => {

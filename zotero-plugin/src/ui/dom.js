@@ -10,8 +10,8 @@
  *   object of event listeners; `props` sets properties (value, checked, open, ...); `style` an
  *   object of CSS custom properties or declarations (`{"--pct": "40%"}`); null / false skip.
  * - children: strings (text nodes), nodes, nested arrays; null, false and undefined skip.
- * - `l10n`: a Fluent id, or `[id, args]`: the element gets `data-l10n-id` (and
- *   `data-l10n-args`), its text is the message's value (when it has one and no children are
+ * - `l10n`: a Fluent id, or `[id, args]`: the element gets `data-zc-l10n` (and
+ *   `data-zc-l10n-args`), its text is the message's value (when it has one and no children are
  *   given) and its attributes the message's attributes (`.title`, `.aria-label`,
  *   `.placeholder`), formatted by the localization given to `createH` (l10n.js).
  */
@@ -34,9 +34,10 @@ export function createH(doc, l10n = null) {
 
   function localize(el, spec, hasChildren) {
     const [id, args] = Array.isArray(spec) ? spec : [spec, undefined];
-    el.setAttribute("data-l10n-id", id);
-    if (args && Object.keys(args).length) el.setAttribute("data-l10n-args", JSON.stringify(args));
-    else el.removeAttribute("data-l10n-args");
+    el.setAttribute("data-zc-l10n", id);
+    if (args && Object.keys(args).length)
+      el.setAttribute("data-zc-l10n-args", JSON.stringify(args));
+    else el.removeAttribute("data-zc-l10n-args");
     if (!l10n) return;
     const { value, attributes } = l10n.message(id, args);
     for (const [name, text] of Object.entries(attributes)) el.setAttribute(name, text);

@@ -211,7 +211,7 @@ export function createMessagesView(ctx, { noticeBody }) {
       : STATUS[m.status] || null;
     if (status) h.localize(p.headStatus, status);
     else {
-      p.headStatus.removeAttribute("data-l10n-id");
+      p.headStatus.removeAttribute("data-zc-l10n");
       clear(p.headStatus);
     }
 

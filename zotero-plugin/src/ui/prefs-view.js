@@ -7,8 +7,8 @@
  * "Chat Sessions & Storage": database size and chat count (GET /sessions/storage_stats),
  * retention settings and Clean Up Now (POST /sessions/maintenance) with live feedback.
  *
- * Its strings are Fluent messages zocrates-pref-* (preferences.ftl, which Zotero's settings
- * window also loads); the gateway's errors come worded by describeError (addon.ftl).
+ * Its strings are Fluent messages zocrates-pref-* (preferences.ftl, formatted by the plugin's
+ * own localization); the gateway's errors come worded by describeError (addon.ftl).
  *
  * The sections: prefs-library.js (the index and its progress), prefs-config.js (the settings
  * form, storage and Clean Up Now) with prefs-local-models.js (GET /models/local, POST

@@ -220,7 +220,6 @@ export function createApp({
       button.className = "toolbar-button wide-button";
       const l10n = this.l10n();
       button.textContent = l10n.t("zocrates-reader-pin");
-      // No data-l10n-id: the reader's popup document does not load the plugin's .ftl files.
       button.title = l10n.message("zocrates-reader-pin-button").attributes.title;
       button.addEventListener("click", () => {
         const win = event.reader?._window || Zotero.getMainWindow?.();

@@ -36,17 +36,26 @@ function safeTitle(item) {
 }
 
 /** The papers of collections and their sub-collections (regular items and standalone files,
- * not notes), once each. collection.getChildItems / getChildCollections leave trashed ones out. */
+ * not notes), once each. collection.getChildItems / getChildCollections leave trashed ones out;
+ * a collection that cannot be read (deleted meanwhile) adds nothing. */
 function collectionPapers(collections) {
   const papers = new Map();
   const seen = new Set();
   const visit = (collection) => {
     if (seen.has(collection.key)) return;
     seen.add(collection.key);
-    for (const item of collection.getChildItems(false) || []) {
+    let items;
+    let children;
+    try {
+      items = collection.getChildItems(false) || [];
+      children = collection.getChildCollections(false) || [];
+    } catch {
+      return;
+    }
+    for (const item of items) {
       if (!item.isNote() && !papers.has(item.key)) papers.set(item.key, describeItem(item));
     }
-    for (const child of collection.getChildCollections(false) || []) visit(child);
+    for (const child of children) visit(child);
   };
   for (const collection of collections) visit(collection);
   return [...papers.values()];
@@ -55,7 +64,8 @@ function collectionPapers(collections) {
 /**
  * The current collection of the items pane, or null (library root, a saved search, ...).
  * Zotero 10 can select several collections at once: then the result names them all and carries
- * their papers (`keys`, `names`, `items`), which scope.js asks about as one scope.
+ * their papers (`keys`, `items`), which scope.js asks about as one scope; several collections
+ * without a paper are nothing to ask about (null).
  */
 export function selectedCollection(pane) {
   let collections = [];
@@ -68,12 +78,13 @@ export function selectedCollection(pane) {
   if (!collections.length) return null;
   const [first] = collections;
   if (collections.length === 1) return { key: first.key, name: first.name };
+  const items = collectionPapers(collections);
+  if (!items.length) return null;
   return {
     key: first.key,
     name: collections.map((c) => c.name).join(", "),
     keys: collections.map((c) => c.key),
-    names: collections.map((c) => c.name),
-    items: collectionPapers(collections),
+    items,
   };
 }
 

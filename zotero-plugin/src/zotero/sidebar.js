@@ -155,7 +155,7 @@ export function mountSidebar(win, app) {
     menuItem = doc.createXULElement("menuitem");
     menuItem.id = IDS.viewMenuItem;
     menuItem.setAttribute("type", "checkbox");
-    menuItem.setAttribute("data-l10n-id", "zocrates-menu-view-pane");
+    menuItem.setAttribute("data-zc-l10n", "zocrates-menu-view-pane");
     const { attributes } = l10n?.message("zocrates-menu-view-pane") || { attributes: {} };
     for (const [name, value] of Object.entries(attributes)) menuItem.setAttribute(name, value);
     menuItem.setAttribute("acceltext", accelText);
