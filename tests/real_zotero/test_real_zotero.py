@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import json
 import os
 import pathlib
@@ -99,8 +100,14 @@ def _papers_dir() -> pathlib.Path:
     return zf.default_papers_dir()
 
 
+@functools.cache
+def _manifest() -> dict[str, zf.Paper]:
+    """The 38 papers' manifest by file name, read once."""
+    return {p.file: p for p in zf.read_manifest()}
+
+
 def _title(file: str) -> str:
-    return next(p.title for p in zf.read_manifest() if p.file == file)
+    return _manifest()[file].title
 
 
 def _own_reading() -> list[dict[str, Any]]:
@@ -108,8 +115,8 @@ def _own_reading() -> list[dict[str, Any]]:
 
 
 def library_spec() -> dict[str, Any]:
-    """What the driver builds with Zotero's API (ops.js createLibrary)."""
-    manifest = {p.file: p for p in zf.read_manifest()}
+    """What the driver builds with Zotero's API (library.js createLibrary)."""
+    manifest = _manifest()
     papers_dir = _papers_dir()
 
     def paper(file: str, collections: tuple[str, ...] = (), how: str = "stored") -> dict[str, Any]:
@@ -403,9 +410,8 @@ def test_the_pane_in_the_library_and_in_a_reader_tab(world: World) -> None:
     assert len(selected) == 2
     state = z.call("paneState")
     assert state["scopeMode"] == "items", state
-    titles = {p.file: p.title for p in zf.read_manifest()}
     for f in files:  # the scope names the selected papers
-        assert titles[f][:30] in state["scopeDetail"], state
+        assert _title(f)[:30] in state["scopeDetail"], state
     forecast = world.paper("forecast__JSS2008.pdf")
     reader = z.call("openReader", key=forecast["attachmentKey"], pageIndex=4)
     assert reader["itemKey"] == forecast["attachmentKey"] and reader["pageIndex"] == 4, reader
